@@ -1,0 +1,212 @@
+"""SQLModel tables for players, sessions, games, hands, scores and ratings.
+
+Families follow the house style: `XBase` holds the shared fields, `X(table=True)` the row, and
+`XPublic` what the API returns. Every timestamp is UTC; SQLite hands them back naive, so readers
+go through `as_utc`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+# Constraint names are fixed so that Alembic migrations name them the same way on every backend.
+SQLModel.metadata.naming_convention = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+GAME_STATUSES = ("playing", "finished", "abandoned")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime) -> datetime:
+    """SQLite drops the zone of a stored datetime: every stored value is UTC."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _ts(*, nullable: bool = False, index: bool = False) -> Any:
+    return Field(
+        default=None,
+        sa_column=sa.Column(sa.DateTime(timezone=True), nullable=nullable, index=index),
+    )
+
+
+# --- players -------------------------------------------------------------------------------
+
+
+class PlayerBase(SQLModel):
+    name: str = Field(max_length=24)
+
+
+class Player(PlayerBase, table=True):
+    __tablename__ = "player"
+
+    id: str = Field(primary_key=True, max_length=32)
+    # Case-folded account name; None for guests. Unique, so account names are case-insensitive.
+    name_key: str | None = Field(default=None, max_length=96, unique=True)
+    is_guest: bool = Field(default=True)
+    password_hash: str | None = Field(default=None, max_length=255)
+    created_at: datetime = _ts()
+    registered_at: datetime | None = _ts(nullable=True)
+
+
+class PlayerPublic(PlayerBase):
+    id: str
+    is_guest: bool
+
+
+class AuthSession(SQLModel, table=True):
+    """A login session; a token names one row, so deleting or revoking the row ends it."""
+
+    __tablename__ = "auth_session"
+
+    id: str = Field(primary_key=True, max_length=64)
+    player_id: str = Field(
+        sa_column=sa.Column(
+            sa.String(32), sa.ForeignKey("player.id", ondelete="CASCADE"), nullable=False, index=True
+        )
+    )
+    created_at: datetime = _ts()
+    expires_at: datetime = _ts()
+    revoked_at: datetime | None = _ts(nullable=True)
+
+
+# --- games ---------------------------------------------------------------------------------
+
+
+class GameBase(SQLModel):
+    table_id: str = Field(max_length=64)
+    game_no: int
+    variant: str = Field(max_length=40, index=True)  # the engine preset name
+    players: int  # number of seats
+    status: str = Field(default="playing", max_length=16)
+    hands_played: int = Field(default=0)
+
+
+class Game(GameBase, table=True):
+    __tablename__ = "game"
+    __table_args__ = (sa.UniqueConstraint("table_id", "game_no"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    options: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON)
+    # Kept as text: an engine seed may be any int, wider than a SQL BIGINT.
+    seed: str | None = Field(default=None, max_length=64)
+    started_at: datetime | None = _ts(nullable=True)
+    ended_at: datetime | None = _ts(nullable=True, index=True)
+    totals: list[int] | None = Field(default=None, sa_type=sa.JSON)
+    winners: list[int] | None = Field(default=None, sa_type=sa.JSON)
+    # The whole game's moves as [[seat, move_json], ...]: with the seed, enough to replay it.
+    moves: list[Any] | None = Field(default=None, sa_type=sa.JSON)
+    rated: bool = Field(default=False)
+
+
+class GameSeat(SQLModel, table=True):
+    __tablename__ = "game_seat"
+
+    game_id: int = Field(
+        sa_column=sa.Column(
+            sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"), primary_key=True
+        )
+    )
+    seat: int = Field(primary_key=True)
+    # None for a computer seat, or once the player deleted the account.
+    player_id: str | None = Field(
+        default=None,
+        sa_column=sa.Column(
+            sa.String(32), sa.ForeignKey("player.id", ondelete="SET NULL"), index=True
+        ),
+    )
+    name: str | None = Field(default=None, max_length=24)  # display name at the time
+    bot_level: str | None = Field(default=None, max_length=16)
+    replaced_by_bot: bool = Field(default=False)
+    total: int | None = None
+    won: bool | None = None
+
+
+class Hand(SQLModel, table=True):
+    __tablename__ = "hand"
+    __table_args__ = (sa.UniqueConstraint("game_id", "hand_no"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(
+        sa_column=sa.Column(
+            sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"), nullable=False
+        )
+    )
+    hand_no: int
+    pass_direction: str | None = Field(default=None, max_length=16)
+    points: list[int] = Field(default_factory=list, sa_type=sa.JSON)  # per scorer
+    moons: list[int] = Field(default_factory=list, sa_type=sa.JSON)  # scorers who shot the moon
+    moves: list[Any] = Field(default_factory=list, sa_type=sa.JSON)  # this hand's [[seat, move]]
+    recorded_at: datetime = _ts()
+
+
+class HandScore(SQLModel, table=True):
+    """One scorer's result in one hand: the rows the profile statistics add up."""
+
+    __tablename__ = "hand_score"
+
+    hand_id: int = Field(
+        sa_column=sa.Column(
+            sa.Integer, sa.ForeignKey("hand.id", ondelete="CASCADE"), primary_key=True
+        )
+    )
+    scorer: int = Field(primary_key=True)
+    player_id: str | None = Field(
+        default=None,
+        sa_column=sa.Column(
+            sa.String(32), sa.ForeignKey("player.id", ondelete="SET NULL"), index=True
+        ),
+    )
+    points: int
+    shot_moon: bool = Field(default=False)
+    by_bot: bool = Field(default=False)  # a computer played this seat for part of the hand
+
+
+# --- ratings -------------------------------------------------------------------------------
+
+
+class Rating(SQLModel, table=True):
+    __tablename__ = "rating"
+    __table_args__ = (sa.Index("ix_rating_variant_rating", "variant", "rating"),)
+
+    player_id: str = Field(
+        sa_column=sa.Column(
+            sa.String(32), sa.ForeignKey("player.id", ondelete="CASCADE"), primary_key=True
+        )
+    )
+    variant: str = Field(primary_key=True, max_length=40)
+    rating: float
+    games: int = Field(default=0)  # rated games
+    updated_at: datetime = _ts()
+
+
+class RatingChange(SQLModel, table=True):
+    __tablename__ = "rating_change"
+    __table_args__ = (sa.UniqueConstraint("player_id", "game_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: str = Field(
+        sa_column=sa.Column(
+            sa.String(32), sa.ForeignKey("player.id", ondelete="CASCADE"), nullable=False
+        )
+    )
+    variant: str = Field(max_length=40)
+    game_id: int = Field(
+        sa_column=sa.Column(
+            sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"), nullable=False
+        )
+    )
+    before: float
+    after: float
+    created_at: datetime = _ts()

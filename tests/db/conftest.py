@@ -1,0 +1,146 @@
+"""Fixtures for the persistence tests: SQLite always, PostgreSQL and Redis when reachable.
+
+PostgreSQL and Redis tests skip when the service is unreachable, unless
+HEARTS_TEST_REQUIRE_SERVICES=1, where they fail. Each PostgreSQL test gets its own schema and each
+Redis test its own keys, so runs can overlap.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+import sqlalchemy as sa
+
+from app.db import Database, make_database, upgrade_to_head
+
+PG_URL = os.environ.get(
+    "HEARTS_TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+REDIS_URL = os.environ.get("HEARTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+REQUIRE_SERVICES = os.environ.get("HEARTS_TEST_REQUIRE_SERVICES") == "1"
+
+
+def unavailable(what: str, error: object) -> None:
+    message = f"{what} unreachable: {error}"
+    if REQUIRE_SERVICES:
+        pytest.fail(message + " (HEARTS_TEST_REQUIRE_SERVICES=1)")
+    pytest.skip(message)
+
+
+@functools.cache
+def _postgres_error() -> str | None:
+    engine = sa.create_engine(PG_URL, connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect() as connection:
+            connection.execute(sa.text("SELECT 1"))
+    except Exception as error:  # noqa: BLE001 - any failure means "not reachable"
+        return str(error).splitlines()[0]
+    finally:
+        engine.dispose()
+    return None
+
+
+def with_search_path(url: str, schema: str) -> str:
+    parsed = sa.make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
+    return parsed.render_as_string(hide_password=False)
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL URL whose default schema is fresh and empty (dropped afterwards)."""
+    error = _postgres_error()
+    if error is not None:
+        unavailable("PostgreSQL", error)
+    schema = "test_" + uuid.uuid4().hex[:16]
+    admin = sa.create_engine(PG_URL)
+    with admin.begin() as connection:
+        connection.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    try:
+        yield with_search_path(PG_URL, schema)
+    finally:
+        with admin.begin() as connection:
+            connection.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'hearts.sqlite3'}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest) -> str:
+    if request.param == "sqlite":
+        return str(request.getfixturevalue("sqlite_url"))
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def database(db_url: str) -> Iterator[Database]:
+    """A migrated database, on SQLite and on PostgreSQL."""
+    upgrade_to_head(db_url)
+    db = make_database(db_url)
+    yield db
+    db.dispose()
+
+
+@pytest.fixture
+def sqlite_database(sqlite_url: str) -> Iterator[Database]:
+    upgrade_to_head(sqlite_url)
+    db = make_database(sqlite_url)
+    yield db
+    db.dispose()
+
+
+@pytest.fixture
+def pg_database(pg_url: str) -> Iterator[Database]:
+    upgrade_to_head(pg_url)
+    db = make_database(pg_url)
+    yield db
+    db.dispose()
+
+
+@pytest_asyncio.fixture
+async def real_redis() -> AsyncIterator[Any]:
+    import redis.asyncio as aioredis
+
+    client = aioredis.from_url(REDIS_URL, socket_connect_timeout=3)
+    try:
+        await client.ping()
+    except Exception as error:  # noqa: BLE001
+        await client.aclose()
+        unavailable("Redis", error)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest_asyncio.fixture
+async def fake_redis() -> AsyncIterator[Any]:
+    import fakeredis
+
+    client = fakeredis.FakeAsyncRedis()
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+@pytest_asyncio.fixture(params=["fake", "real"])
+async def any_redis(request: pytest.FixtureRequest) -> Any:
+    name = "fake_redis" if request.param == "fake" else "real_redis"
+    return request.getfixturevalue(name)
+
+
+@pytest.fixture
+def stream_key() -> str:
+    """A unique outbox stream per test, so tests sharing one Redis never meet."""
+    return "{hearts:test:" + uuid.uuid4().hex + "}:results"
