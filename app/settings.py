@@ -1,0 +1,148 @@
+"""Server configuration: environment variables with the prefix ``HEARTS_``.
+
+Nothing here is built at import time; ``load_settings()`` reads the environment and
+``create_app(settings)`` takes the result, so tests build as many apps as they like.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# The embedded defaults: an in-process Redis stand-in (fakeredis running the same Lua
+# scripts) and a SQLite file, so `hearts-server` runs with no services at all.
+MEMORY_REDIS_URL = "memory://"
+DEFAULT_DATABASE_URL = "sqlite:///./data/hearts.sqlite3"
+
+
+class Settings(BaseSettings):
+    """Every knob of the server; each one can be set as ``HEARTS_<NAME>``."""
+
+    model_config = SettingsConfigDict(env_prefix="HEARTS_", extra="ignore", frozen=True)
+
+    # Where live tables live: a redis:// or rediss:// URL, or memory:// for fakeredis.
+    redis_url: str = MEMORY_REDIS_URL
+    # SQLAlchemy URL for players and results (sqlite:///... or postgresql+psycopg://...).
+    # Prefix of the global Redis keys (due times, lobby), so deployments can share a database.
+    redis_namespace: str = Field(default="hearts", pattern=r"^[A-Za-z0-9_.-]{1,40}$")
+    database_url: str = DEFAULT_DATABASE_URL
+    # Signs session tokens; every instance behind one load balancer needs the same value.
+    # Empty means "make one up for this process", which only suits a single embedded instance.
+    secret_key: str = ""
+    # Apply Alembic migrations at start (the compose file runs them once instead).
+    migrate_on_start: bool = True
+    # Run the worker that moves finished hands/games from the Redis outbox into SQL.
+    run_outbox_worker: bool = True
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    # Name of this instance in logs and presence records; random when empty.
+    instance_id: str = ""
+
+    # Per-message deflate doubles the cost of a send; off unless you need it.
+    ws_per_message_deflate: bool = False
+    # Largest client message accepted, in bytes.
+    ws_max_message_bytes: int = Field(default=4096, ge=256, le=1_048_576)
+    # Client messages per socket per second before the socket is told to slow down.
+    ws_rate_per_second: float = Field(default=20.0, gt=0)
+
+    # Turn timer for public tables, in seconds (0 = off); private tables choose their own.
+    turn_timer_seconds: int = Field(default=30, ge=0, le=3600)
+    # A seated player disconnected this long is replaced by the computer ("away").
+    disconnect_grace_seconds: float = Field(default=30.0, ge=0, le=3600)
+    # Computer players wait a random time in this range before acting.
+    bot_delay_min_ms: int = Field(default=500, ge=0, le=60_000)
+    bot_delay_max_ms: int = Field(default=1200, ge=0, le=60_000)
+    # How often each instance looks for due bot turns and timers.
+    due_poll_seconds: float = Field(default=0.2, gt=0, le=10)
+    # A claimed due item is retried after this long if the claiming instance died.
+    due_lease_seconds: float = Field(default=10.0, gt=0, le=600)
+
+    # Finished tables stay readable this long; idle (abandoned) tables expire after idle_ttl.
+    finished_table_ttl_seconds: int = Field(default=900, ge=1)
+    idle_table_ttl_seconds: int = Field(default=3600, ge=1)
+    # Events kept per table for reconnecting clients.
+    event_log_size: int = Field(default=200, ge=1, le=100_000)
+    # Longest chat line, in characters.
+    chat_max_chars: int = Field(default=300, ge=1, le=10_000)
+    # Live tables one instance lets a single player host at once.
+    max_tables_per_host: int = Field(default=5, ge=1)
+
+    @field_validator("redis_url")
+    @classmethod
+    def _check_redis_url(cls, value: str) -> str:
+        if value == MEMORY_REDIS_URL:
+            return value
+        if not value.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(
+                "must be memory:// (in-process stand-in) or a redis://, rediss:// or unix:// URL"
+            )
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str) -> str:
+        if not value.startswith(("sqlite:", "postgresql", "postgres")):
+            raise ValueError(
+                "must be an SQLAlchemy URL such as sqlite:///./data/hearts.sqlite3 or "
+                "postgresql+psycopg://user@host:5432/db"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _check_combinations(self) -> Settings:
+        if self.bot_delay_max_ms < self.bot_delay_min_ms:
+            raise ValueError("HEARTS_BOT_DELAY_MAX_MS must be >= HEARTS_BOT_DELAY_MIN_MS")
+        if self.secret_key and len(self.secret_key) < 16:
+            raise ValueError("HEARTS_SECRET_KEY must be at least 16 characters")
+        if not self.secret_key and self.redis_url != MEMORY_REDIS_URL:
+            raise ValueError(
+                "HEARTS_SECRET_KEY is required with a shared Redis: every instance must sign "
+                "tokens with the same key"
+            )
+        return self
+
+    @property
+    def uses_memory_redis(self) -> bool:
+        return self.redis_url == MEMORY_REDIS_URL
+
+    def effective_secret(self) -> str:
+        """The signing key; a per-process random key when none was configured."""
+        return self.secret_key or _PROCESS_SECRET.value
+
+
+class _ProcessSecret:
+    """Lazily made random key for single-process embedded runs (not built at import)."""
+
+    def __init__(self) -> None:
+        self._value: str | None = None
+
+    @property
+    def value(self) -> str:
+        if self._value is None:
+            self._value = secrets.token_urlsafe(32)
+        return self._value
+
+
+_PROCESS_SECRET = _ProcessSecret()
+
+
+class SettingsError(Exception):
+    """Configuration that cannot start the server; the message names each bad variable."""
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read ``HEARTS_*`` from the environment; raise SettingsError with one line per problem."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            loc = err.get("loc") or ()
+            name = f"HEARTS_{str(loc[0]).upper()}" if loc else "configuration"
+            lines.append(f"{name}: {err.get('msg', 'invalid value')}")
+        raise SettingsError("invalid configuration:\n  " + "\n  ".join(lines)) from None

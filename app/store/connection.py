@@ -1,0 +1,27 @@
+"""Build the Redis client: a real server, or fakeredis (with Lua) for embedded runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from app.settings import MEMORY_REDIS_URL
+
+Redis = aioredis.Redis
+
+
+def make_redis(url: str, *, fake_server: Any = None) -> Redis:
+    """Return an asyncio Redis client for ``url``.
+
+    ``memory://`` gives fakeredis, which runs the same Lua scripts through lupa, so the
+    embedded server exercises the very store code that talks to a real Redis. Pass
+    ``fake_server`` (a ``fakeredis.FakeServer``) to let several clients share one memory.
+    """
+    if url == MEMORY_REDIS_URL:
+        import fakeredis  # imported lazily: production never loads it
+
+        server = fake_server if fake_server is not None else fakeredis.FakeServer()
+        client: Redis = fakeredis.FakeAsyncRedis(server=server)
+        return client
+    return aioredis.Redis.from_url(url, health_check_interval=30)

@@ -1,0 +1,162 @@
+"""Live tables in Redis: load, compare-and-set commit, event log, due times, lobby index."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+import redis.asyncio as aioredis
+
+from app.store import keys, lua
+
+# What a commit does to the table's entry in the due-time set.
+DueChange = float | Literal["keep", "remove"]
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedTable:
+    version: int  # the table version (bumped by every commit, chat included)
+    blob: bytes  # the stored state (opaque here)
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    ok: bool
+    version: int  # the new version when ok, else the version found in Redis
+
+
+class TableStore:
+    """All table reads and writes. Knows keys and scripts, not the rules of Hearts."""
+
+    def __init__(
+        self, redis: aioredis.Redis, *, namespace: str = "hearts", log_size: int = 200
+    ) -> None:
+        self.redis = redis
+        self.namespace = namespace
+        self.log_size = log_size
+        self.due_key = keys.due_key(namespace)
+        self.lobby_key = keys.lobby_key(namespace)
+        self.lobby_channel = keys.lobby_channel(namespace)
+        self._commit = redis.register_script(lua.COMMIT)
+        self._claim = redis.register_script(lua.CLAIM_DUE)
+        self._set_due = redis.register_script(lua.SET_DUE_IF_VERSION)
+
+    async def load(self, table_id: str) -> LoadedTable | None:
+        ver, blob = await self.redis.mget([keys.version_key(table_id), keys.state_key(table_id)])
+        if ver is None or blob is None:
+            return None
+        return LoadedTable(int(ver), _as_bytes(blob))
+
+    async def commit(
+        self,
+        table_id: str,
+        *,
+        expected_version: int,
+        blob: bytes | None,
+        message: bytes,
+        ttl_seconds: int,
+        due: DueChange = "keep",
+        lobby_summary: bytes | Literal["keep", "remove"] = "keep",
+    ) -> CommitResult:
+        """Atomically: if the version is ``expected_version``, bump it, store ``blob``
+        (None keeps the stored state), append ``message`` to the event log, update the due
+        index and lobby, and publish ``message`` on the table's channel."""
+        if due == "keep":
+            due_arg: str | bytes = ""
+        elif due == "remove":
+            due_arg = "-"
+        else:
+            due_arg = str(int(due))
+        if lobby_summary == "keep":
+            lobby_arg: str | bytes = ""
+        elif lobby_summary == "remove":
+            lobby_arg = "-"
+        else:
+            lobby_arg = lobby_summary
+        result: list[Any] = await self._commit(
+            keys=[
+                keys.version_key(table_id),
+                keys.state_key(table_id),
+                keys.log_key(table_id),
+                self.due_key,
+                self.lobby_key,
+            ],
+            args=[
+                expected_version,
+                blob if blob is not None else b"",
+                message,
+                self.log_size,
+                ttl_seconds,
+                keys.channel(table_id),
+                table_id,
+                due_arg,
+                lobby_arg,
+                self.lobby_channel,
+            ],
+        )
+        return CommitResult(ok=int(result[0]) == 1, version=int(result[1]))
+
+    async def read_log(self, table_id: str) -> list[bytes]:
+        """Every log entry still kept, oldest first."""
+        raw = await self.redis.lrange(keys.log_key(table_id), 0, -1)
+        return [_as_bytes(r) for r in raw]
+
+    # -- due times -------------------------------------------------------------------------
+
+    async def claim_due(self, now_ms: float, lease_ms: float, limit: int = 50) -> list[str]:
+        items: list[bytes] = await self._claim(
+            keys=[self.due_key], args=[int(now_ms), int(now_ms + lease_ms), limit]
+        )
+        return [i.decode() for i in items]
+
+    async def set_due_if_version(self, table_id: str, version: int, due: float | None) -> bool:
+        ok = await self._set_due(
+            keys=[keys.version_key(table_id), self.due_key],
+            args=[version, table_id, "-" if due is None else str(int(due))],
+        )
+        return int(ok) == 1
+
+    async def drop_due(self, table_id: str) -> None:
+        await self.redis.zrem(self.due_key, table_id)
+
+    async def due_of(self, table_id: str) -> float | None:
+        score: float | None = await self.redis.zscore(self.due_key, table_id)
+        return score
+
+    # -- lobby and invites -----------------------------------------------------------------
+
+    async def lobby_entries(self) -> dict[str, bytes]:
+        raw = await self.redis.hgetall(self.lobby_key)
+        return {_as_bytes(k).decode(): _as_bytes(v) for k, v in raw.items()}
+
+    async def lobby_entry(self, table_id: str) -> bytes | None:
+        raw = await self.redis.hget(self.lobby_key, table_id)
+        return None if raw is None else _as_bytes(raw)
+
+    async def drop_lobby_entries(self, table_ids: list[str]) -> None:
+        if table_ids:
+            await self.redis.hdel(self.lobby_key, *table_ids)
+
+    async def memory_usage(self, table_id: str) -> int:
+        """Bytes Redis spends on one table's keys (0 where MEMORY USAGE is unsupported)."""
+        total = 0
+        for key in (keys.version_key(table_id), keys.state_key(table_id), keys.log_key(table_id)):
+            try:
+                used = await self.redis.memory_usage(key)
+            except Exception:  # fakeredis has no MEMORY USAGE
+                return 0
+            total += int(used or 0)
+        return total
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj)
+
+
+def loads(raw: bytes | str) -> Any:
+    return orjson.loads(raw)
+
+
+def _as_bytes(value: bytes | str) -> bytes:
+    return value if isinstance(value, bytes) else value.encode()
