@@ -58,14 +58,13 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
 def make_engine(url: str, **kwargs: Any) -> Engine:
     parsed = sa.make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        connect_args = {"check_same_thread": False}
-        engine = sa.create_engine(url, connect_args=connect_args, **kwargs)
+        engine = sa.create_engine(url, connect_args={"check_same_thread": False}, **kwargs)
         sa.event.listen(engine, "connect", _sqlite_on_connect)
         database = parsed.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         return engine
-    connect_args = {}
+    connect_args: dict[str, object] = {}
     if parsed.get_backend_name() == "postgresql":
         # Fail fast while the database is down, so the outbox worker can back off and retry.
         connect_args["connect_timeout"] = 5

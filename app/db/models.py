@@ -34,7 +34,34 @@ def as_utc(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+def _fk(
+    target: str,
+    *,
+    ondelete: str,
+    primary_key: bool = False,
+    nullable: bool = False,
+    index: bool = False,
+) -> Any:
+    """A foreign-key column; `target` is "table.column" (player ids are 32-char strings)."""
+    column_type: Any = sa.String(32) if target.startswith("player.") else sa.Integer
+    return Field(
+        default=None if nullable else ...,
+        sa_column=sa.Column(
+            column_type,
+            sa.ForeignKey(target, ondelete=ondelete),
+            primary_key=primary_key,
+            nullable=nullable,
+            index=index,
+        ),
+    )
+
+
 def _ts(*, nullable: bool = False, index: bool = False) -> Any:
+    if not nullable:
+        return Field(
+            default_factory=utcnow,
+            sa_column=sa.Column(sa.DateTime(timezone=True), nullable=False, index=index),
+        )
     return Field(
         default=None,
         sa_column=sa.Column(sa.DateTime(timezone=True), nullable=nullable, index=index),
@@ -71,11 +98,7 @@ class AuthSession(SQLModel, table=True):
     __tablename__ = "auth_session"
 
     id: str = Field(primary_key=True, max_length=64)
-    player_id: str = Field(
-        sa_column=sa.Column(
-            sa.String(32), sa.ForeignKey("player.id", ondelete="CASCADE"), nullable=False, index=True
-        )
-    )
+    player_id: str = _fk("player.id", ondelete="CASCADE", index=True)
     created_at: datetime = _ts()
     expires_at: datetime = _ts()
     revoked_at: datetime | None = _ts(nullable=True)
@@ -113,19 +136,10 @@ class Game(GameBase, table=True):
 class GameSeat(SQLModel, table=True):
     __tablename__ = "game_seat"
 
-    game_id: int = Field(
-        sa_column=sa.Column(
-            sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"), primary_key=True
-        )
-    )
+    game_id: int = _fk("game.id", ondelete="CASCADE", primary_key=True)
     seat: int = Field(primary_key=True)
     # None for a computer seat, or once the player deleted the account.
-    player_id: str | None = Field(
-        default=None,
-        sa_column=sa.Column(
-            sa.String(32), sa.ForeignKey("player.id", ondelete="SET NULL"), index=True
-        ),
-    )
+    player_id: str | None = _fk("player.id", ondelete="SET NULL", nullable=True, index=True)
     name: str | None = Field(default=None, max_length=24)  # display name at the time
     bot_level: str | None = Field(default=None, max_length=16)
     replaced_by_bot: bool = Field(default=False)
@@ -138,11 +152,7 @@ class Hand(SQLModel, table=True):
     __table_args__ = (sa.UniqueConstraint("game_id", "hand_no"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    game_id: int = Field(
-        sa_column=sa.Column(
-            sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"), nullable=False
-        )
-    )
+    game_id: int = _fk("game.id", ondelete="CASCADE")
     hand_no: int
     pass_direction: str | None = Field(default=None, max_length=16)
     points: list[int] = Field(default_factory=list, sa_type=sa.JSON)  # per scorer
@@ -156,18 +166,9 @@ class HandScore(SQLModel, table=True):
 
     __tablename__ = "hand_score"
 
-    hand_id: int = Field(
-        sa_column=sa.Column(
-            sa.Integer, sa.ForeignKey("hand.id", ondelete="CASCADE"), primary_key=True
-        )
-    )
+    hand_id: int = _fk("hand.id", ondelete="CASCADE", primary_key=True)
     scorer: int = Field(primary_key=True)
-    player_id: str | None = Field(
-        default=None,
-        sa_column=sa.Column(
-            sa.String(32), sa.ForeignKey("player.id", ondelete="SET NULL"), index=True
-        ),
-    )
+    player_id: str | None = _fk("player.id", ondelete="SET NULL", nullable=True, index=True)
     points: int
     shot_moon: bool = Field(default=False)
     by_bot: bool = Field(default=False)  # a computer played this seat for part of the hand
@@ -180,11 +181,7 @@ class Rating(SQLModel, table=True):
     __tablename__ = "rating"
     __table_args__ = (sa.Index("ix_rating_variant_rating", "variant", "rating"),)
 
-    player_id: str = Field(
-        sa_column=sa.Column(
-            sa.String(32), sa.ForeignKey("player.id", ondelete="CASCADE"), primary_key=True
-        )
-    )
+    player_id: str = _fk("player.id", ondelete="CASCADE", primary_key=True)
     variant: str = Field(primary_key=True, max_length=40)
     rating: float
     games: int = Field(default=0)  # rated games
@@ -196,17 +193,9 @@ class RatingChange(SQLModel, table=True):
     __table_args__ = (sa.UniqueConstraint("player_id", "game_id"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    player_id: str = Field(
-        sa_column=sa.Column(
-            sa.String(32), sa.ForeignKey("player.id", ondelete="CASCADE"), nullable=False
-        )
-    )
+    player_id: str = _fk("player.id", ondelete="CASCADE")
     variant: str = Field(max_length=40)
-    game_id: int = Field(
-        sa_column=sa.Column(
-            sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"), nullable=False
-        )
-    )
+    game_id: int = _fk("game.id", ondelete="CASCADE")
     before: float
     after: float
     created_at: datetime = _ts()

@@ -1,0 +1,299 @@
+"""Players: guests, registered accounts, names, passwords, and account deletion.
+
+Every bad input raises `AccountError` (a `ValueError`) with a stable `code` and a message a
+person can act on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import unicodedata
+import uuid
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlmodel import Session, col, select
+
+from app.db.database import Database
+from app.db.models import AuthSession, GameSeat, HandScore, Player, Rating, RatingChange, utcnow
+
+DISPLAY_NAME_MAX = 24
+ACCOUNT_NAME_MIN = 3
+ACCOUNT_NAME_MAX = 24
+PASSWORD_MIN = 8
+PASSWORD_MAX = 128
+_ACCOUNT_NAME_PUNCTUATION = "_-."
+# Passwords too common to allow, whatever their length.
+_COMMON_PASSWORDS = frozenset(
+    {
+        "password",
+        "password1",
+        "password123",
+        "12345678",
+        "123456789",
+        "1234567890",
+        "qwertyuiop",
+        "qwerty123",
+        "iloveyou",
+        "11111111",
+        "00000000",
+        "abcdefgh",
+        "abc12345",
+        "letmein1",
+        "welcome1",
+        "sunshine",
+        "princess",
+        "football",
+        "baseball",
+        "trustno1",
+        "passw0rd",
+        "hearts123",
+        "queenofspades",
+    }
+)
+
+
+class AccountError(ValueError):
+    """A bad name or password, a taken name, wrong credentials: `code` is stable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    id: str
+    name: str
+    is_guest: bool
+
+    @classmethod
+    def of(cls, player: Player) -> PlayerInfo:
+        return cls(id=player.id, name=player.name, is_guest=player.is_guest)
+
+
+@functools.cache
+def password_hasher() -> PasswordHasher:
+    """Argon2id with the library's recommended parameters (RFC 9106 low-memory profile)."""
+    return PasswordHasher()
+
+
+# --- names and passwords ---------------------------------------------------------------------
+
+
+def validate_display_name(name: object) -> str:
+    """A display name: trimmed, 1 to 24 characters, no control or invisible format characters."""
+    if not isinstance(name, str):
+        raise AccountError("bad_name", "the name must be text")
+    name = unicodedata.normalize("NFC", name).strip()
+    if not name:
+        raise AccountError("bad_name", "the name must not be empty")
+    if len(name) > DISPLAY_NAME_MAX:
+        raise AccountError("bad_name", f"the name must be at most {DISPLAY_NAME_MAX} characters")
+    for char in name:
+        if unicodedata.category(char).startswith("C"):
+            raise AccountError(
+                "bad_name", f"the name must not contain control characters ({char!r})"
+            )
+    return name
+
+
+def account_name_key(name: str) -> str:
+    """The case-insensitive key that makes account names unique."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def validate_account_name(name: object) -> str:
+    """An account name: 3 to 24 letters, digits, '_', '-' or '.', starting with a letter/digit."""
+    if not isinstance(name, str):
+        raise AccountError("bad_name", "the account name must be text")
+    name = unicodedata.normalize("NFC", name).strip()
+    if not ACCOUNT_NAME_MIN <= len(name) <= ACCOUNT_NAME_MAX:
+        raise AccountError(
+            "bad_name",
+            f"the account name must be {ACCOUNT_NAME_MIN} to {ACCOUNT_NAME_MAX} characters",
+        )
+    if not name[0].isalnum():
+        raise AccountError("bad_name", "the account name must start with a letter or a digit")
+    for char in name:
+        if not (char.isalnum() or char in _ACCOUNT_NAME_PUNCTUATION):
+            raise AccountError(
+                "bad_name",
+                f"the account name may hold only letters, digits, '_', '-' and '.' (not {char!r})",
+            )
+    return name
+
+
+def check_password_strength(password: object, account_name: str = "") -> str:
+    if not isinstance(password, str):
+        raise AccountError("weak_password", "the password must be text")
+    if len(password) < PASSWORD_MIN:
+        raise AccountError(
+            "weak_password", f"the password must be at least {PASSWORD_MIN} characters"
+        )
+    if len(password) > PASSWORD_MAX:
+        raise AccountError(
+            "weak_password", f"the password must be at most {PASSWORD_MAX} characters"
+        )
+    lowered = password.casefold()
+    if lowered in _COMMON_PASSWORDS:
+        raise AccountError("weak_password", "this password is too common; choose another")
+    if len(set(password)) < 4:
+        raise AccountError("weak_password", "the password must use at least 4 different characters")
+    if account_name and account_name_key(account_name) in lowered:
+        raise AccountError("weak_password", "the password must not contain the account name")
+    return password
+
+
+# --- players -------------------------------------------------------------------------------
+
+
+def new_player_id() -> str:
+    return uuid.uuid4().hex
+
+
+def create_guest(db: Database, name: str) -> PlayerInfo:
+    """Store a guest player (kept, so the guest can later claim its games by registering)."""
+    player = Player(id=new_player_id(), name=validate_display_name(name), is_guest=True)
+    with db.session() as session:
+        session.add(player)
+        session.commit()
+    return PlayerInfo.of(player)
+
+
+def get_player(db: Database, player_id: str) -> PlayerInfo | None:
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        return None if player is None else PlayerInfo.of(player)
+
+
+def rename_player(db: Database, player_id: str, name: str) -> PlayerInfo:
+    """Change a guest's display name (an account's display name is its account name)."""
+    name = validate_display_name(name)
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise AccountError("unknown_player", "no such player")
+        if not player.is_guest:
+            raise AccountError("not_a_guest", "an account's name is its account name")
+        player.name = name
+        session.add(player)
+        session.commit()
+        return PlayerInfo.of(player)
+
+
+def register(db: Database, name: str, password: str, guest_id: str | None = None) -> PlayerInfo:
+    """Create an account; when `guest_id` names a guest, that guest becomes the account and keeps
+    its games and ratings (the guest claims its history)."""
+    name = validate_account_name(name)
+    check_password_strength(password, name)
+    key = account_name_key(name)
+    password_hash = password_hasher().hash(password)
+    with db.session() as session:
+        if session.exec(select(Player.id).where(Player.name_key == key)).first() is not None:
+            raise AccountError("name_taken", f"the account name {name!r} is taken")
+        player = session.get(Player, guest_id) if guest_id else None
+        if player is not None and not player.is_guest:
+            raise AccountError("already_registered", "this player already has an account")
+        if player is None:
+            player = Player(id=new_player_id(), name=name)
+        player.name = name
+        player.name_key = key
+        player.is_guest = False
+        player.password_hash = password_hash
+        player.registered_at = utcnow()
+        session.add(player)
+        try:
+            session.commit()
+        except sa.exc.IntegrityError as error:  # a concurrent registration won the name
+            raise AccountError("name_taken", f"the account name {name!r} is taken") from error
+        return PlayerInfo.of(player)
+
+
+# Verified against when the account does not exist, so that both failures take as long.
+_DUMMY_HASH = (
+    "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$"
+    "RdescudvJCsgt3ub+b+dWRWJTmaaJObG4RSTfnMkDq4"
+)
+
+
+def authenticate(db: Database, name: str, password: str) -> PlayerInfo:
+    """The account with this name and password, or `AccountError("wrong_credentials")`."""
+    wrong = AccountError("wrong_credentials", "wrong account name or password")
+    if not isinstance(name, str) or not isinstance(password, str) or len(password) > PASSWORD_MAX:
+        raise wrong
+    hasher = password_hasher()
+    with db.session() as session:
+        player = session.exec(
+            select(Player).where(Player.name_key == account_name_key(name.strip()))
+        ).first()
+        if player is None or player.password_hash is None:
+            with contextlib.suppress(VerificationError, InvalidHashError):
+                hasher.verify(_DUMMY_HASH, password)
+            raise wrong
+        try:
+            hasher.verify(player.password_hash, password)
+        except (VerificationError, InvalidHashError):
+            raise wrong from None
+        if hasher.check_needs_rehash(player.password_hash):
+            player.password_hash = hasher.hash(password)
+            session.add(player)
+            session.commit()
+        return PlayerInfo.of(player)
+
+
+def change_password(db: Database, player_id: str, old: str, new: str) -> None:
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        if player is None or player.password_hash is None:
+            raise AccountError("not_registered", "only an account has a password")
+        try:
+            password_hasher().verify(player.password_hash, old)
+        except (VerificationError, InvalidHashError):
+            raise AccountError("wrong_credentials", "wrong password") from None
+        player.password_hash = password_hasher().hash(check_password_strength(new, player.name))
+        session.add(player)
+        session.commit()
+
+
+def verify_password(db: Database, player_id: str, password: str) -> bool:
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        if player is None or player.password_hash is None:
+            return False
+        try:
+            return password_hasher().verify(player.password_hash, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+
+def delete_player(db: Database, player_id: str) -> bool:
+    """Delete a player and everything personal: sessions, ratings and rating history. Finished
+    games stay for the other players, with this seat shown as a deleted player."""
+    with db.session() as session:
+        _delete_player_rows(session, player_id)
+        deleted = session.get(Player, player_id)
+        if deleted is None:
+            return False
+        session.delete(deleted)
+        session.commit()
+        return True
+
+
+def _delete_player_rows(session: Session, player_id: str) -> None:
+    # Done explicitly, not only by ON DELETE, so it holds on SQLite without the pragma too.
+    session.execute(
+        sa.update(GameSeat)
+        .where(col(GameSeat.player_id) == player_id)
+        .values(player_id=None, name=None)
+    )
+    session.execute(
+        sa.update(HandScore).where(col(HandScore.player_id) == player_id).values(player_id=None)
+    )
+    session.execute(sa.delete(AuthSession).where(col(AuthSession.player_id) == player_id))
+    session.execute(sa.delete(RatingChange).where(col(RatingChange.player_id) == player_id))
+    session.execute(sa.delete(Rating).where(col(Rating.player_id) == player_id))
