@@ -1,0 +1,843 @@
+"""The whole game: deal, passing, play, tricks, scoring, totals, dealer rotation and the end.
+
+``GameState`` is immutable by contract: ``apply`` returns a new state and leaves the old one as it
+was.  Card sets are bit masks (see ``cards``); the rules are read from ``Tables``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import combinations
+from typing import NamedTuple
+
+from .cards import (
+    CLUBS,
+    DARK_FACE,
+    LIGHT_OF_DARK,
+    bit,
+    card,
+    card_str,
+    cards_of,
+    lowest,
+    mask_str,
+    parse_card,
+)
+from .errors import IllegalMove
+from .moves import PLAY, PLAY_FACE, ChooseDirection, ChooseMoon, Move, PassCards, PlayCard
+from .rules import Rules
+from .tables import DARK, FACES, LIGHT, Tables, direction_name, tables_for
+
+PHASES = ("direction", "pass", "play", "moon", "over")
+_DIRECTION_OFFSET = {"left": 1, "right": -1, "across": 2, "hold": 0}
+
+
+class Trick(NamedTuple):
+    cards: tuple[int, ...]
+    holders: tuple[int, ...]
+    winner: int  # a holder
+    lead_face: int  # LIGHT or DARK (Double Hearts), else LIGHT
+
+
+class HandResult(NamedTuple):
+    hand_no: int
+    dealer: int
+    direction: str
+    points: tuple[int, ...]  # per scorer, after moon, bonuses and resets
+    moon: int  # scorer who shot the moon, or -1
+    totals: tuple[int, ...]
+    dead: int  # mask of cards out of play, revealed at the end of the hand
+    tricks_won: tuple[int, ...]
+
+
+class Layout(NamedTuple):
+    """An explicit deal (tests, golden games): one mask per holder, plus dead cards."""
+
+    hands: tuple[int, ...]
+    dead: int = 0
+
+
+def layout_from_json(obj: Mapping[str, object], t: Tables) -> Layout:
+    raw = obj.get("hands")
+    if not isinstance(raw, list):
+        raise ValueError("a layout needs 'hands': a list of card lists")
+    hands = [_mask_from(h) for h in raw]
+    if t.game == "dummy":
+        halves = obj.get("half_dummies")
+        if not isinstance(halves, list) or len(halves) != 2:
+            raise ValueError("a dummy-game layout needs 'half_dummies': two card lists")
+        hands += [_mask_from(h) for h in halves]
+    dead = _mask_from(obj.get("dead", []))
+    lay = Layout(tuple(hands), dead)
+    check_layout(lay, t)
+    return lay
+
+
+def layout_to_json(lay: Layout, t: Tables) -> dict[str, object]:
+    out: dict[str, object] = {"hands": [mask_str(h) for h in lay.hands[: t.n]]}
+    if t.game == "dummy":
+        out["half_dummies"] = [mask_str(h) for h in lay.hands[2:]]
+    if lay.dead:
+        out["dead"] = mask_str(lay.dead)
+    return out
+
+
+def _mask_from(cards: object) -> int:
+    if not isinstance(cards, list):
+        raise ValueError("expected a list of cards")
+    m = 0
+    for c in cards:
+        b = 1 << parse_card(c)
+        if m & b:
+            raise ValueError(f"{c} appears twice")
+        m |= b
+    return m
+
+
+def check_layout(lay: Layout, t: Tables) -> None:
+    if len(lay.hands) != t.holders:
+        raise ValueError(f"a layout for this game has {t.holders} hands")
+    seen = lay.dead
+    for h in lay.hands:
+        if seen & h:
+            raise ValueError("a card is dealt twice")
+        seen |= h
+    if seen != t.deck:
+        raise ValueError("the layout must deal exactly the deck in play")
+    sizes = [h.bit_count() for h in lay.hands]
+    want = [t.hand_size] * t.n + ([9, 9] if t.game == "dummy" else [])
+    if sizes != want:
+        raise ValueError(f"hand sizes must be {want}, not {sizes}")
+
+
+class GameState:
+    """A table's game.  Read the attributes; change it only through ``apply``."""
+
+    __slots__ = (
+        "rules",
+        "t",
+        "seed",
+        "layouts",
+        "hand_no",
+        "dealer",
+        "scores",
+        "history",
+        "phase",
+        "pass_offset",
+        "passes",
+        "hands",
+        "dead",
+        "trick_cards",
+        "trick_holders",
+        "order",
+        "led_suit",
+        "lead_face",
+        "first_lead_mask",
+        "joker",
+        "broken",
+        "trick_no",
+        "tricks",
+        "prev_tricks",
+        "taken",
+        "won",
+        "moon_shooter",
+        "pending",
+        "winners",
+    )
+    rules: Rules
+    t: Tables
+    seed: int
+    layouts: tuple[Layout, ...]
+    hand_no: int
+    dealer: int
+    scores: tuple[int, ...]
+    history: tuple[HandResult, ...]
+    phase: str
+    pass_offset: int
+    passes: tuple[int, ...]
+    hands: tuple[int, ...]
+    dead: int
+    trick_cards: tuple[int, ...]
+    trick_holders: tuple[int, ...]
+    order: tuple[int, ...]
+    led_suit: int
+    lead_face: int
+    first_lead_mask: int
+    joker: int
+    broken: bool
+    trick_no: int
+    tricks: tuple[Trick, ...]
+    prev_tricks: tuple[Trick, ...]
+    taken: tuple[int, ...]
+    won: tuple[int, ...]
+    moon_shooter: int
+    pending: tuple[int, ...]
+    winners: tuple[int, ...]
+
+    def _clone(self) -> GameState:
+        s = object.__new__(GameState)
+        for name in GameState.__slots__:
+            object.__setattr__(s, name, getattr(self, name))
+        return s
+
+    # --- read-only helpers -------------------------------------------------------------------
+    @property
+    def players(self) -> int:
+        return self.t.n
+
+    @property
+    def pass_count(self) -> int:
+        return self.t.pass_count
+
+    @property
+    def pass_direction(self) -> str:
+        return direction_name(self.pass_offset, self.t.n)
+
+    @property
+    def turn(self) -> int:
+        """The holder to play next (play phase), else -1."""
+        if self.phase != "play":
+            return -1
+        return self.order[len(self.trick_cards)]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in GameState.__slots__ if n != "t")
+
+    def __hash__(self) -> int:
+        return hash((self.seed, self.hand_no, self.hands, self.trick_cards, self.scores))
+
+    def __repr__(self) -> str:
+        return (
+            f"<GameState {self.rules.preset} hand {self.hand_no} {self.phase}"
+            f" trick {self.trick_no} scores {list(self.scores)}>"
+        )
+
+
+# --- dealing -------------------------------------------------------------------------------
+
+
+def _deal(t: Tables, seed: int, hand_no: int) -> Layout:
+    rng = random.Random(f"hearts:{seed}:{hand_no}")
+    deck = list(t.deck_cards)
+    rng.shuffle(deck)
+    n = t.n
+    if t.game == "dummy":
+        hands = [deck[0:17], deck[17:34], deck[34:43], deck[43:52]]
+        return Layout(tuple(_m(h) for h in hands), 0)
+    if t.game == "twentyeight":
+        return Layout((_m(deck[1:14]), _m(deck[14:27])), _m([deck[0], deck[27]]))
+    size = t.hand_size
+    hands = [deck[i * size : (i + 1) * size] for i in range(n)]
+    return Layout(tuple(_m(h) for h in hands), _m(deck[n * size :]))
+
+
+def _m(cards: Iterable[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def new_game(rules: Rules, seed: int, layouts: Sequence[Layout] = ()) -> GameState:
+    """A new game; hand ``k`` is dealt from ``layouts[k]`` if given, else from the seed."""
+    t = tables_for(rules)
+    for lay in layouts:
+        check_layout(lay, t)
+    s = object.__new__(GameState)
+    s.rules = rules
+    s.t = t
+    s.seed = seed
+    s.layouts = tuple(layouts)
+    s.hand_no = -1
+    s.dealer = t.n - 1  # so the first hand's dealer is seat 0
+    s.scores = (0,) * t.scorers
+    s.history = ()
+    s.prev_tricks = ()
+    s.winners = ()
+    _start_hand(s)
+    return s
+
+
+def _start_hand(s: GameState) -> None:
+    """Deal the next hand into ``s`` (a fresh clone) and open passing or play."""
+    t = s.t
+    s.hand_no += 1
+    s.dealer = (s.dealer + 1) % t.n
+    lay = s.layouts[s.hand_no] if s.hand_no < len(s.layouts) else _deal(t, s.seed, s.hand_no)
+    s.hands = lay.hands
+    s.dead = lay.dead
+    s.passes = (0,) * t.n
+    s.trick_cards = ()
+    s.trick_holders = ()
+    s.order = ()
+    s.led_suit = -1
+    s.lead_face = LIGHT
+    s.first_lead_mask = 0
+    s.joker = -1
+    s.broken = False
+    s.trick_no = 0
+    s.tricks = ()
+    s.taken = (0,) * t.scorers
+    s.won = (0,) * t.scorers
+    s.moon_shooter = -1
+    s.pending = ()
+    cycle = t.pass_cycle
+    if cycle is None:
+        s.phase = "direction"
+        s.pass_offset = 0
+        return
+    s.pass_offset = cycle[s.hand_no % len(cycle)]
+    if s.pass_offset:
+        s.phase = "pass"
+    else:
+        _start_play(s)
+
+
+def _start_play(s: GameState) -> None:
+    t = s.t
+    s.phase = "play"
+    hands = s.hands
+    if t.game == "double":
+        # the card whose Dark face is 2C leads, Dark face up (3C if 2C is face down)
+        lead = LIGHT_OF_DARK[card("2", "C")]
+        if s.dead >> lead & 1:
+            lead = LIGHT_OF_DARK[card("3", "C")]
+        leader = _holder_of(hands, lead)
+        s.first_lead_mask = bit(lead)
+        s.lead_face = DARK
+        s.order = t.orders[leader]
+        return
+    in_play = t.deck & ~s.dead
+    low_club = lowest(in_play & t.clubs)
+    if t.game == "dummy":
+        holder = _holder_of(hands, low_club)
+        # the Joker: a half dummy's owner if it holds 2C, else the non-dealer
+        s.joker = holder - 2 if holder >= 2 else 1 - s.dealer
+        s.first_lead_mask = bit(low_club)
+        s.order = _dummy_order(holder, s.joker)
+        return
+    fl = s.rules.first_lead if t.game == "classic" else "low_club"
+    if fl == "left_of_dealer":
+        leader = (s.dealer + 1) % t.n
+        s.first_lead_mask = 0
+    else:
+        leader = _holder_of(hands, low_club)
+        s.first_lead_mask = bit(low_club) if fl == "low_club" else t.clubs
+    s.order = t.orders[leader]
+
+
+def _holder_of(hands: tuple[int, ...], c: int) -> int:
+    b = 1 << c
+    for i, h in enumerate(hands):
+        if h & b:
+            return i
+    raise AssertionError(f"{card_str(c)} is in no hand")
+
+
+def _dummy_order(leader: int, joker: int) -> tuple[int, ...]:
+    """Three cards a trick: a player leads, then the Joker holder's half dummy, then the other
+    player; a half dummy leads, then the Joker holder's hand, then the other player."""
+    if leader < 2:
+        return (leader, 2 + joker, 1 - leader)
+    return (2 + joker, joker, 1 - joker)
+
+
+# --- legal play ----------------------------------------------------------------------------
+
+
+def legal_mask(
+    t: Tables,
+    hand: int,
+    trick_no: int,
+    n_played: int,
+    led_suit: int,
+    broken: bool,
+    first_lead_mask: int,
+) -> int:
+    """The cards of ``hand`` that may be played now; one step per rule."""
+    if n_played == 0:
+        if trick_no == 0 and first_lead_mask:
+            m = hand & first_lead_mask
+            if m:
+                if not first_lead_mask & (first_lead_mask - 1):
+                    return m  # one forced card (2C): it stands even if a face of it scores
+                p = m & ~t.pos_mask  # any club: no points on the first trick still holds
+                return p if p and t.first_trick_bar else m
+        bar = t.jokers
+        exempt = t.jokers
+        if not broken:
+            bar |= t.lead_bar
+            exempt |= t.lead_exempt
+        m = hand & ~bar if hand & ~exempt else hand
+    elif led_suit < 0:
+        m = hand  # only jokers so far: any card, the first real suit sets the suit
+    else:
+        m = hand & t.follow[led_suit]
+        if not m:
+            m = hand
+            if t.must_discard and not (trick_no == 0 and t.first_trick_bar):
+                p = m & t.pos_mask
+                if p:
+                    m = p
+    if trick_no == 0 and t.first_trick_bar:
+        p = m & ~t.pos_mask
+        if p:
+            m = p
+    return m
+
+
+def _why_illegal(s: GameState, hand: int, c: int) -> IllegalMove:
+    """The reason a card in hand is not playable, found by walking the rules in order."""
+    t = s.t
+    b = 1 << c
+    name = card_str(c)
+    if not s.trick_cards:
+        if s.trick_no == 0 and s.first_lead_mask and hand & s.first_lead_mask:
+            if s.first_lead_mask == t.clubs:
+                return IllegalMove("must_lead_club", "the first trick must be led with a club")
+            want = card_str(lowest(s.first_lead_mask))
+            if t.game == "double":
+                want = f"{want} (Dark {card_str(DARK_FACE[lowest(s.first_lead_mask)])})"
+            return IllegalMove("must_lead_card", f"the first trick must be led with {want}")
+        if b & t.jokers:
+            return IllegalMove(
+                "joker_lead", "a joker may be led only when you hold nothing else you may lead"
+            )
+        if not s.broken and b & t.lead_bar:
+            if t.game == "dummy":
+                return IllegalMove(
+                    "hearts_not_broken",
+                    "scoring cards may not be led until one has been played",
+                )
+            return IllegalMove(
+                "hearts_not_broken", f"hearts are not broken: you may not lead {name}"
+            )
+        return IllegalMove(
+            "no_points_on_first_trick", f"no points on the first trick: {name} scores"
+        )
+    if s.led_suit >= 0 and hand & t.follow[s.led_suit] and not b & t.follow[s.led_suit]:
+        return IllegalMove("must_follow_suit", f"you must follow suit: {name} does not")
+    if s.trick_no == 0 and t.first_trick_bar and b & t.pos_mask:
+        return IllegalMove(
+            "no_points_on_first_trick", f"no points on the first trick: {name} scores"
+        )
+    return IllegalMove(
+        "must_discard_penalty", "you cannot follow suit, so you must discard a penalty card"
+    )
+
+
+# --- applying moves ------------------------------------------------------------------------
+
+
+def seats_to_act(s: GameState) -> tuple[int, ...]:
+    """Seats that may move now (several while passing)."""
+    if s.phase == "play":
+        return (s.t.owner[s.order[len(s.trick_cards)]],)
+    if s.phase == "pass":
+        return tuple(i for i in range(s.t.n) if not s.passes[i])
+    if s.phase == "direction":
+        return (s.dealer,)
+    if s.phase == "moon":
+        return (s.moon_shooter,)
+    return ()
+
+
+def _check_seat(s: GameState, seat: int) -> None:
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < s.t.n:
+        raise IllegalMove("bad_seat", f"there is no seat {seat!r} at this table")
+    if s.phase == "over":
+        raise IllegalMove("game_over", "the game is over")
+
+
+def apply(s: GameState, seat: int, move: Move) -> GameState:
+    """Validate ``move`` by ``seat`` and return the new state; ``s`` is never changed."""
+    _check_seat(s, seat)
+    if type(move) is PlayCard:
+        return _apply_play(s, seat, move)
+    if type(move) is PassCards:
+        return _apply_pass(s, seat, move)
+    if type(move) is ChooseDirection:
+        return _apply_direction(s, seat, move)
+    if type(move) is ChooseMoon:
+        return _apply_moon(s, seat, move)
+    raise IllegalMove("bad_move", f"not a move: {move!r}")
+
+
+def _wrong_phase(s: GameState, what: str) -> IllegalMove:
+    now = {
+        "direction": "the dealer is choosing the pass direction",
+        "pass": "players are passing cards",
+        "play": "cards are being played",
+        "moon": "the moon shooter is choosing how to score",
+        "over": "the game is over",
+    }[s.phase]
+    return IllegalMove("wrong_phase", f"you cannot {what} now: {now}")
+
+
+def _apply_play(s: GameState, seat: int, move: PlayCard) -> GameState:
+    if s.phase != "play":
+        raise _wrong_phase(s, "play a card")
+    t = s.t
+    holder = s.order[len(s.trick_cards)]
+    if t.owner[holder] != seat:
+        raise IllegalMove("not_your_turn", "it is not your turn")
+    c = move.card
+    if not isinstance(c, int) or not 0 <= c < 55:
+        raise IllegalMove("bad_move", "no such card")
+    hand = s.hands[holder]
+    b = 1 << c
+    if not hand & b:
+        if t.game == "dummy":
+            other = holder + 2 if holder < 2 else holder - 2
+            if s.hands[other] & b:
+                where = "half dummy" if holder >= 2 else "hand"
+                raise IllegalMove("wrong_hand", f"this card must come from your {where}")
+        raise IllegalMove("card_not_in_hand", f"{card_str(c)} is not in your hand")
+    lead = not s.trick_cards
+    face = move.face
+    if t.game == "double" and lead:
+        if face is None:
+            raise IllegalMove("face_required", "name the face that leads: light or dark")
+        if s.trick_no == 0 and s.first_lead_mask and face != "dark":
+            raise IllegalMove("must_lead_card", "the first lead is the Dark face of this card")
+    elif face is not None:
+        raise IllegalMove("bad_move", "only the leader in Double Hearts names a face")
+    m = legal_mask(t, hand, s.trick_no, len(s.trick_cards), s.led_suit, s.broken, s.first_lead_mask)
+    if not m & b:
+        raise _why_illegal(s, hand, c)
+    n = s._clone()
+    _play(n, holder, c, DARK if face == "dark" else LIGHT)
+    return n
+
+
+def _play(s: GameState, holder: int, c: int, face: int) -> None:
+    """Play a legal card into the clone ``s``."""
+    t = s.t
+    hands = list(s.hands)
+    hands[holder] &= ~(1 << c)
+    s.hands = tuple(hands)
+    if not s.trick_cards:
+        s.lead_face = face
+        if t.game == "double":
+            s.led_suit = (DARK_FACE[c] if face == DARK else c) // 13
+        else:
+            s.led_suit = c // 13 if c < 52 else -1
+    elif s.led_suit < 0 and c < 52:
+        s.led_suit = c // 13
+    s.trick_cards = s.trick_cards + (c,)
+    s.trick_holders = s.trick_holders + (holder,)
+    if len(s.trick_cards) == len(s.order):
+        _finish_trick(s)
+
+
+def trick_winner(t: Tables, cards: Sequence[int], led_suit: int, lead_face: int) -> int:
+    """Index in ``cards`` of the card that takes the trick."""
+    key = t.key[lead_face][led_suit]
+    best = 0
+    best_key = -1
+    for i, c in enumerate(cards):
+        k = key[c]
+        if k > best_key:
+            best, best_key = i, k
+    return best
+
+
+def _finish_trick(s: GameState) -> None:
+    t = s.t
+    cards = s.trick_cards
+    wi = trick_winner(t, cards, s.led_suit, s.lead_face)
+    winner = s.trick_holders[wi]
+    m = _m(cards)
+    scorer = t.scorer_of[winner]
+    if s.trick_no == 0 and t.game == "double" and s.dead:
+        m |= s.dead  # the face-down card of the 3-player game goes with the first trick
+    taken = list(s.taken)
+    taken[scorer] |= m
+    s.taken = tuple(taken)
+    won = list(s.won)
+    won[scorer] += 1
+    s.won = tuple(won)
+    if _m(cards) & t.breakers:
+        s.broken = True
+    s.tricks = s.tricks + (Trick(cards, s.trick_holders, winner, s.lead_face),)
+    s.trick_no += 1
+    s.trick_cards = ()
+    s.trick_holders = ()
+    s.led_suit = -1
+    s.lead_face = LIGHT
+    if not any(s.hands[: t.n]):
+        _end_hand(s)
+        return
+    if t.game == "dummy":
+        s.joker = 1 - s.joker
+        s.order = _dummy_order(winner if winner < 2 else 2, s.joker)
+    else:
+        s.order = t.orders[winner]
+
+
+def hand_points(
+    t: Tables, taken: Sequence[int], won: Sequence[int], in_play: int
+) -> tuple[list[int], list[int], int]:
+    """For a finished hand: positive points and bonuses (zero or negative) per scorer, and the
+    scorer who shot the moon (-1 for none)."""
+    pos = t.pos_value
+    neg = t.neg_value
+    points: list[int] = []
+    bonus: list[int] = []
+    for m in taken:
+        p = 0
+        q = 0
+        while m:
+            low = m & -m
+            c = low.bit_length() - 1
+            p += pos[c]
+            q += neg[c]
+            m ^= low
+        points.append(p)
+        bonus.append(q)
+    if t.rules.no_trick_bonus and t.game == "classic":
+        for i in range(t.n):
+            if won[i] == 0:
+                bonus[i] -= 5
+    need = t.pos_mask & in_play
+    shooter = -1
+    for i in range(t.n):  # never the dummy
+        if taken[i] & need == need:
+            shooter = i
+    return points, bonus, shooter
+
+
+def settle_moon(
+    t: Tables, points: Sequence[int], bonus: Sequence[int], shooter: int, choice: str
+) -> list[int]:
+    """A hand's points per scorer once the moon (if any) is applied; ``choice`` is "self" (the
+    shooter subtracts the moon total) or "others" (everyone else adds it)."""
+    if shooter < 0:
+        return [p + q for p, q in zip(points, bonus, strict=True)]
+    total = points[shooter]
+    if t.game == "twentyeight":
+        pts = [0 if i == shooter else 20 for i in range(len(points))]
+    elif choice == "self":
+        pts = [-total if i == shooter else p for i, p in enumerate(points)]
+    else:
+        pts = [0 if i == shooter else p + total for i, p in enumerate(points)]
+    return [p + q for p, q in zip(pts, bonus, strict=True)]
+
+
+def _end_hand(s: GameState) -> None:
+    t = s.t
+    if t.game == "dummy":
+        # the card left in a half dummy goes to the dummy's tricks
+        rest = s.hands[2] | s.hands[3]
+        taken = list(s.taken)
+        taken[2] |= rest
+        s.taken = tuple(taken)
+        s.hands = (0, 0, 0, 0)
+    # the 3-player Double Hearts face-down card is in play (it joins the first trick)
+    in_play = t.deck if t.game == "double" else t.deck & ~s.dead
+    points, bonus, shooter = hand_points(t, s.taken, s.won, in_play)
+    s.moon_shooter = shooter
+    if shooter >= 0 and t.game == "classic" and s.rules.moon == "choice":
+        s.phase = "moon"
+        s.pending = tuple(points) + tuple(bonus)
+        return
+    _close_hand(s, settle_moon(t, points, bonus, shooter, s.rules.moon))
+
+
+def _close_hand(s: GameState, points: Sequence[int]) -> None:
+    t = s.t
+    old = s.scores
+    totals = [a + b for a, b in zip(old, points, strict=True)]
+    if s.rules.exact_reset and t.game == "classic":
+        totals = [
+            v - 50 if v in (50, 100) and v != o else v for v, o in zip(totals, old, strict=True)
+        ]
+    s.scores = tuple(totals)
+    s.history = s.history + (
+        HandResult(
+            s.hand_no,
+            s.dealer,
+            direction_name(s.pass_offset, t.n),
+            tuple(v - o for v, o in zip(totals, old, strict=True)),
+            s.moon_shooter,
+            s.scores,
+            s.dead,
+            s.won,
+        ),
+    )
+    s.prev_tricks = s.tricks
+    if _game_over(s):
+        low = min(s.scores)
+        s.winners = tuple(i for i, v in enumerate(s.scores) if v == low)
+        s.phase = "over"
+        s.order = ()
+        s.pending = ()
+        return
+    _start_hand(s)
+
+
+def _game_over(s: GameState) -> bool:
+    r = s.rules
+    if r.end == "hands":
+        return len(s.history) >= r.hands
+    if max(s.scores) < r.target_score:
+        return False
+    if s.t.game == "twentyeight":
+        return s.scores[0] != s.scores[1]  # equal totals play on
+    return True
+
+
+def _apply_pass(s: GameState, seat: int, move: PassCards) -> GameState:
+    if s.phase != "pass":
+        raise _wrong_phase(s, "pass cards")
+    t = s.t
+    if s.passes[seat]:
+        raise IllegalMove("already_passed", "you have already passed")
+    cards = move.cards
+    if len(cards) != t.pass_count:
+        raise IllegalMove("wrong_pass_count", f"pass exactly {t.pass_count} cards")
+    m = 0
+    for c in cards:
+        if not isinstance(c, int) or not 0 <= c < 55:
+            raise IllegalMove("bad_move", "no such card")
+        m |= 1 << c
+    hand = s.hands[seat]
+    if m & ~hand:
+        missing = ", ".join(mask_str(m & ~hand))
+        raise IllegalMove("card_not_in_hand", f"not in your hand: {missing}")
+    if m & t.pass_forbidden:
+        bad = ", ".join(mask_str(m & t.pass_forbidden))
+        raise IllegalMove("pass_forbidden_card", f"these cards may not be passed: {bad}")
+    n = s._clone()
+    passes = list(s.passes)
+    passes[seat] = m
+    n.passes = tuple(passes)
+    if all(passes):
+        k = t.n
+        d = s.pass_offset
+        hands = list(s.hands)
+        for i in range(k):
+            hands[i] = (hands[i] & ~passes[i]) | passes[(i - d) % k]
+        n.hands = tuple(hands)
+        _start_play(n)
+    return n
+
+
+def _apply_direction(s: GameState, seat: int, move: ChooseDirection) -> GameState:
+    if s.phase != "direction":
+        raise _wrong_phase(s, "choose the pass direction")
+    if seat != s.dealer:
+        raise IllegalMove("not_your_turn", "the dealer chooses the pass direction")
+    t = s.t
+    off = _DIRECTION_OFFSET.get(move.direction)
+    if off is None or (move.direction == "across" and t.n != 4):
+        raise IllegalMove("bad_direction", f"{move.direction!r} is not a direction at this table")
+    n = s._clone()
+    n.pass_offset = off % t.n
+    if n.pass_offset:
+        n.phase = "pass"
+    else:
+        _start_play(n)
+    return n
+
+
+def _apply_moon(s: GameState, seat: int, move: ChooseMoon) -> GameState:
+    if s.phase != "moon":
+        raise _wrong_phase(s, "choose how to score the moon")
+    if seat != s.moon_shooter:
+        raise IllegalMove("not_your_turn", "only the player who shot the moon chooses")
+    if move.choice not in ("self", "others"):
+        raise IllegalMove("bad_move", "choice is 'self' or 'others'")
+    k = s.t.scorers
+    points = settle_moon(s.t, s.pending[:k], s.pending[k:], seat, move.choice)
+    n = s._clone()
+    _close_hand(n, points)
+    return n
+
+
+# --- listing legal moves -------------------------------------------------------------------
+
+
+def passable_cards(s: GameState, seat: int) -> int:
+    """Mask of the cards ``seat`` may pass now (0 when it has nothing to pass)."""
+    if s.phase != "pass" or not 0 <= seat < s.t.n or s.passes[seat]:
+        return 0
+    return s.hands[seat] & ~s.t.pass_forbidden
+
+
+def playable_mask(s: GameState, seat: int) -> int:
+    """Mask of the cards ``seat`` may play now (0 when it is not their turn)."""
+    if s.phase != "play":
+        return 0
+    holder = s.order[len(s.trick_cards)]
+    if s.t.owner[holder] != seat:
+        return 0
+    return legal_mask(
+        s.t,
+        s.hands[holder],
+        s.trick_no,
+        len(s.trick_cards),
+        s.led_suit,
+        s.broken,
+        s.first_lead_mask,
+    )
+
+
+def legal_moves(s: GameState, seat: int) -> list[Move]:
+    """Exactly the moves ``apply`` accepts from ``seat`` now."""
+    if not 0 <= seat < s.t.n:
+        return []
+    if s.phase == "play":
+        m = playable_mask(s, seat)
+        if s.t.game == "double" and not s.trick_cards:
+            if s.trick_no == 0 and s.first_lead_mask:
+                return [PLAY_FACE[c][DARK] for c in cards_of(m)]
+            return [mv for c in cards_of(m) for mv in PLAY_FACE[c]]
+        out: list[Move] = []
+        while m:
+            low = m & -m
+            out.append(PLAY[low.bit_length() - 1])
+            m ^= low
+        return out
+    if s.phase == "pass":
+        can = passable_cards(s, seat)
+        return [PassCards(frozenset(c)) for c in combinations(cards_of(can), s.t.pass_count)]
+    if s.phase == "direction":
+        if seat != s.dealer:
+            return []
+        names = ["left", "right", "across", "hold"] if s.t.n == 4 else ["left", "right", "hold"]
+        return [ChooseDirection(d) for d in names]
+    if s.phase == "moon":
+        return [ChooseMoon("self"), ChooseMoon("others")] if seat == s.moon_shooter else []
+    return []
+
+
+def replay(
+    rules: Rules, seed: int, moves: Iterable[tuple[int, Move]], layouts: Sequence[Layout] = ()
+) -> GameState:
+    """The state reached by playing ``moves`` from a new game: replays are exact."""
+    s = new_game(rules, seed, layouts)
+    for seat, mv in moves:
+        s = apply(s, seat, mv)
+    return s
+
+
+__all__ = [
+    "CLUBS",
+    "FACES",
+    "GameState",
+    "HandResult",
+    "Layout",
+    "Trick",
+    "apply",
+    "legal_mask",
+    "legal_moves",
+    "new_game",
+    "passable_cards",
+    "playable_mask",
+    "replay",
+    "seats_to_act",
+    "trick_winner",
+]

@@ -1,0 +1,153 @@
+"""What one seat, or a spectator, may see (RULES.md section 5), as JSON-ready dicts."""
+
+from __future__ import annotations
+
+from .cards import card_str, cards_of, double_card_str
+from .game import (
+    GameState,
+    HandResult,
+    Trick,
+    passable_cards,
+    playable_mask,
+    seats_to_act,
+)
+from .tables import FACES, Tables, direction_name
+
+VIEW_SCHEMA = 1
+
+
+def _txt(t: Tables, c: int) -> str:
+    return double_card_str(c) if t.game == "double" else card_str(c)
+
+
+def _cards(t: Tables, mask: int) -> list[str]:
+    """Cards sorted for display: by suit, then rank (Double Hearts: by Light face)."""
+    return [_txt(t, c) for c in cards_of(mask)]
+
+
+def _seat_of(t: Tables, holder: int) -> int:
+    return t.owner[holder]
+
+
+def _source(t: Tables, holder: int) -> str:
+    return "dummy" if holder >= t.n else "hand"
+
+
+def _trick_json(t: Tables, tr: Trick) -> dict[str, object]:
+    out: dict[str, object] = {
+        "plays": [
+            {"seat": _seat_of(t, h), "from": _source(t, h), "card": _txt(t, c)}
+            for c, h in zip(tr.cards, tr.holders, strict=True)
+        ],
+        "winner": "dummy" if tr.winner >= t.n else tr.winner,
+    }
+    if t.game == "double":
+        out["lead_face"] = FACES[tr.lead_face]
+    return out
+
+
+def _result_json(t: Tables, r: HandResult) -> dict[str, object]:
+    return {
+        "hand_no": r.hand_no,
+        "dealer": r.dealer,
+        "direction": r.direction,
+        "points": list(r.points),
+        "moon": r.moon if r.moon >= 0 else None,
+        "totals": list(r.totals),
+        "dead": _cards(t, r.dead),
+        "tricks_won": list(r.tricks_won),
+    }
+
+
+def public_points(s: GameState) -> list[int]:
+    """Points each scorer has taken so far this hand, from played cards only."""
+    t = s.t
+    pts = [0] * t.scorers
+    for tr in s.tricks:
+        sc = t.scorer_of[tr.winner]
+        for c in tr.cards:
+            pts[sc] += t.value[c]
+    return pts
+
+
+def legal_json(s: GameState, seat: int) -> dict[str, object] | None:
+    """The moves ``seat`` may make now, compactly (a pass lists the cards it may choose from)."""
+    t = s.t
+    if s.phase == "play":
+        m = playable_mask(s, seat)
+        if not m:
+            return None
+        out: dict[str, object] = {"type": "play", "cards": _cards(t, m)}
+        if t.game == "double" and not s.trick_cards:
+            forced = s.trick_no == 0 and s.first_lead_mask
+            out["faces"] = ["dark"] if forced else ["light", "dark"]
+        return out
+    if s.phase == "pass":
+        m = passable_cards(s, seat)
+        if not m:
+            return None
+        return {"type": "pass", "count": t.pass_count, "cards": _cards(t, m)}
+    if s.phase == "direction" and seat == s.dealer:
+        dirs = ["left", "right", "across", "hold"] if t.n == 4 else ["left", "right", "hold"]
+        return {"type": "direction", "directions": dirs}
+    if s.phase == "moon" and seat == s.moon_shooter:
+        return {"type": "moon", "choices": ["self", "others"]}
+    return None
+
+
+def view(s: GameState, seat: int | None) -> dict[str, object]:
+    """The state as ``seat`` may see it; ``None`` is a spectator (what every player sees)."""
+    t = s.t
+    n = t.n
+    if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
+        raise ValueError(f"no seat {seat!r}")
+    turn = None
+    if s.phase == "play":
+        h = s.order[len(s.trick_cards)]
+        turn = {"seat": _seat_of(t, h), "from": _source(t, h)}
+    v: dict[str, object] = {
+        "schema": VIEW_SCHEMA,
+        "preset": s.rules.preset,
+        "game": t.game,
+        "players": n,
+        "seat": seat,
+        "phase": s.phase,
+        "hand_no": s.hand_no,
+        "dealer": s.dealer,
+        "pass_direction": direction_name(s.pass_offset, n),
+        "pass_count": t.pass_count,
+        "passed": [bool(p) for p in s.passes],
+        "to_act": list(seats_to_act(s)),
+        "turn": turn,
+        "trick_no": s.trick_no,
+        "trick": _trick_json(t, Trick(s.trick_cards, s.trick_holders, -1, s.lead_face))["plays"],
+        "led_suit": "CDSH"[s.led_suit] if s.led_suit >= 0 else None,
+        "hearts_broken": s.broken,
+        "tricks": [_trick_json(t, tr) for tr in s.tricks],
+        "previous_tricks": [_trick_json(t, tr) for tr in s.prev_tricks],
+        "hand_sizes": [h.bit_count() for h in s.hands[:n]],
+        "points_taken": public_points(s),
+        "tricks_won": list(s.won),
+        "scores": list(s.scores),
+        "history": [_result_json(t, r) for r in s.history],
+        "winners": ["dummy" if w >= n else w for w in s.winners],
+        "moon_pending": s.moon_shooter if s.phase == "moon" else None,
+    }
+    if t.game == "double":
+        v["lead_face"] = FACES[s.lead_face] if s.trick_cards else None
+    if t.game == "dummy":
+        v["joker"] = s.joker if s.phase == "play" else None
+        v["half_dummy_sizes"] = [h.bit_count() for h in s.hands[2:]]
+    if t.game in ("twentyeight", "double"):
+        v["dead_count"] = s.dead.bit_count()
+    if seat is None:
+        return v
+    v["hand"] = _cards(t, s.hands[seat])
+    if t.game == "dummy" and s.phase != "pass":
+        v["half_dummy"] = _cards(t, s.hands[2 + seat])  # seen once passing is done
+    if s.passes[seat]:
+        v["passed_cards"] = _cards(t, s.passes[seat])
+        if s.phase not in ("pass", "direction"):
+            v["received"] = _cards(t, s.passes[(seat - s.pass_offset) % n])
+    v["legal"] = legal_json(s, seat)
+    return v
