@@ -107,11 +107,10 @@ def move_to_json(m: Move) -> dict[str, object]:
 
 def move_str(m: Move) -> str:
     """Short text: ``play QS``, ``play KC dark``, ``pass 2C 3C 4C``."""
-    j = move_to_json(m)
     if isinstance(m, PassCards):
-        return "pass " + " ".join(j["cards"])
+        return "pass " + " ".join(card_str(c) for c in sorted(m.cards))
     if isinstance(m, PlayCard):
-        return f"play {j['card']}" + (f" {m.face}" if m.face else "")
+        return f"play {card_str(m.card)}" + (f" {m.face}" if m.face else "")
     if isinstance(m, ChooseDirection):
         return f"direction {m.direction}"
     return f"moon {m.choice}"
