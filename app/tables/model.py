@@ -1,0 +1,206 @@
+"""The record of one live table as stored in Redis (the engine state rides inside)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+SeatKind = Literal["open", "human", "bot"]
+TableStatus = Literal["waiting", "playing", "over"]
+
+
+@dataclass(slots=True)
+class Seat:
+    kind: SeatKind = "open"
+    player_id: str | None = None
+    name: str | None = None
+    # Computer level of a bot seat, and of the computer playing an away seat.
+    level: str | None = None
+    # A human seat the computer plays for now (timer ran out, or disconnected too long).
+    away: bool = False
+    # A bot seat left by a human during a game: a newcomer may take it over.
+    vacated: bool = False
+    # When the seated player's last socket closed (ms), for the disconnect grace period.
+    gone_since: float | None = None
+
+    @property
+    def computer_plays(self) -> bool:
+        return self.kind == "bot" or (self.kind == "human" and self.away)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "player_id": self.player_id,
+            "name": self.name,
+            "level": self.level,
+            "away": self.away,
+            "vacated": self.vacated,
+            "gone_since": self.gone_since,
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Seat:
+        return cls(
+            kind=obj["kind"],
+            player_id=obj.get("player_id"),
+            name=obj.get("name"),
+            level=obj.get("level"),
+            away=bool(obj.get("away", False)),
+            vacated=bool(obj.get("vacated", False)),
+            gone_since=obj.get("gone_since"),
+        )
+
+
+@dataclass(slots=True)
+class Table:
+    id: str
+    preset: str
+    options: dict[str, Any]
+    players: int
+    private: bool
+    invite: str | None
+    host: str | None
+    seats: list[Seat]
+    turn_timer: int
+    created_ms: float
+    status: TableStatus = "waiting"
+    game_no: int = 0
+    seed: int = 0
+    game: dict[str, Any] | None = None  # engine.state_to_json of the current game
+    # The version Redis holds (set on load; every commit, chat included, bumps it).
+    version: int = 0
+    updated_ms: float = 0.0
+    # Turn deadline for the humans to act (ms), and the seats it was set for.
+    deadline_ms: float | None = None
+    deadline_seats: list[int] = field(default_factory=list)
+    # When the computer acts next for a bot or away seat (ms).
+    bot_due_ms: float | None = None
+    # Open sockets: player key (player id, or "anon:<socket id>") -> {instance id: count}.
+    presence: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Recent client move ids per player: [[move_id, version], ...], newest last.
+    recent_moves: dict[str, list[list[Any]]] = field(default_factory=dict)
+    # Hands already sent to the results outbox in this game.
+    hands_recorded: int = 0
+
+    def is_present(self, player_key: str) -> bool:
+        return any(n > 0 for n in self.presence.get(player_key, {}).values())
+
+    @property
+    def spectators(self) -> int:
+        seated = {s.player_id for s in self.seats if s.kind == "human"}
+        return sum(1 for key in self.presence if key not in seated and self.is_present(key))
+
+    def seat_of(self, player_id: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.kind == "human" and seat.player_id == player_id:
+                return i
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "preset": self.preset,
+            "options": self.options,
+            "players": self.players,
+            "private": self.private,
+            "invite": self.invite,
+            "host": self.host,
+            "seats": [s.to_json() for s in self.seats],
+            "turn_timer": self.turn_timer,
+            "created_ms": self.created_ms,
+            "status": self.status,
+            "game_no": self.game_no,
+            "seed": self.seed,
+            "game": self.game,
+            "updated_ms": self.updated_ms,
+            "deadline_ms": self.deadline_ms,
+            "deadline_seats": self.deadline_seats,
+            "bot_due_ms": self.bot_due_ms,
+            "presence": self.presence,
+            "recent_moves": self.recent_moves,
+            "hands_recorded": self.hands_recorded,
+        }
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any], version: int) -> Table:
+        return cls(
+            id=obj["id"],
+            preset=obj["preset"],
+            options=dict(obj.get("options") or {}),
+            players=int(obj["players"]),
+            private=bool(obj["private"]),
+            invite=obj.get("invite"),
+            host=obj.get("host"),
+            seats=[Seat.from_json(s) for s in obj["seats"]],
+            turn_timer=int(obj.get("turn_timer", 0)),
+            created_ms=float(obj["created_ms"]),
+            status=obj.get("status", "waiting"),
+            game_no=int(obj.get("game_no", 0)),
+            seed=int(obj.get("seed", 0)),
+            game=obj.get("game"),
+            version=version,
+            updated_ms=float(obj.get("updated_ms", 0.0)),
+            deadline_ms=obj.get("deadline_ms"),
+            deadline_seats=list(obj.get("deadline_seats") or []),
+            bot_due_ms=obj.get("bot_due_ms"),
+            presence={
+                str(k): {str(i): int(n) for i, n in v.items()}
+                for k, v in (obj.get("presence") or {}).items()
+            },
+            recent_moves={str(k): list(v) for k, v in (obj.get("recent_moves") or {}).items()},
+            hands_recorded=int(obj.get("hands_recorded", 0)),
+        )
+
+    def public_json(self) -> dict[str, Any]:
+        """What every client of the table may see about it (no hidden card, no seed)."""
+        return {
+            "id": self.id,
+            "preset": self.preset,
+            "options": self.options,
+            "players": self.players,
+            "private": self.private,
+            "invite": self.invite,
+            "host": self.host,
+            "host_seat": self.seat_of(self.host) if self.host else None,
+            "status": self.status,
+            "game_no": self.game_no,
+            "turn_timer": self.turn_timer,
+            "deadline_ms": self.deadline_ms,
+            "deadline_seats": self.deadline_seats,
+            "spectators": self.spectators,
+            "seats": [
+                {
+                    "seat": i,
+                    "kind": s.kind,
+                    "player_id": s.player_id,
+                    "name": s.name,
+                    "level": s.level,
+                    "away": s.away,
+                    "vacated": s.vacated,
+                    "connected": (
+                        self.is_present(s.player_id) if s.kind == "human" and s.player_id else None
+                    ),
+                }
+                for i, s in enumerate(self.seats)
+            ],
+        }
+
+    def lobby_json(self, expires_ms: float) -> dict[str, Any]:
+        """The public lobby's line for this table."""
+        return {
+            "id": self.id,
+            "preset": self.preset,
+            "options": self.options,
+            "players": self.players,
+            "status": self.status,
+            "game_no": self.game_no,
+            "turn_timer": self.turn_timer,
+            "spectators": self.spectators,
+            "seats": [
+                {"seat": i, "kind": s.kind, "name": s.name, "level": s.level, "away": s.away}
+                for i, s in enumerate(self.seats)
+            ],
+            "open_seats": sum(1 for s in self.seats if s.kind == "open" or s.vacated),
+            "created_ms": self.created_ms,
+            "expires_ms": expires_ms,
+        }
