@@ -134,8 +134,8 @@ async def fake_redis() -> AsyncIterator[Any]:
         await client.aclose()
 
 
-@pytest_asyncio.fixture(params=["fake", "real"])
-async def any_redis(request: pytest.FixtureRequest) -> Any:
+@pytest.fixture(params=["fake", "real"])
+def any_redis(request: pytest.FixtureRequest) -> Any:
     name = "fake_redis" if request.param == "fake" else "real_redis"
     return request.getfixturevalue(name)
 
