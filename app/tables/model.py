@@ -81,6 +81,11 @@ class Table:
     recent_moves: dict[str, list[list[Any]]] = field(default_factory=dict)
     # Hands already sent to the results outbox in this game.
     hands_recorded: int = 0
+    # Moves of the hand being played, [[seat, move JSON], ...], for the results record.
+    hand_moves: list[list[Any]] = field(default_factory=list)
+    # When the current game and hand began (ms).
+    game_started_ms: float | None = None
+    hand_started_ms: float | None = None
 
     def is_present(self, player_key: str) -> bool:
         return any(n > 0 for n in self.presence.get(player_key, {}).values())
@@ -119,6 +124,9 @@ class Table:
             "presence": self.presence,
             "recent_moves": self.recent_moves,
             "hands_recorded": self.hands_recorded,
+            "hand_moves": self.hand_moves,
+            "game_started_ms": self.game_started_ms,
+            "hand_started_ms": self.hand_started_ms,
         }
 
     @classmethod
@@ -149,6 +157,9 @@ class Table:
             },
             recent_moves={str(k): list(v) for k, v in (obj.get("recent_moves") or {}).items()},
             hands_recorded=int(obj.get("hands_recorded", 0)),
+            hand_moves=list(obj.get("hand_moves") or []),
+            game_started_ms=obj.get("game_started_ms"),
+            hand_started_ms=obj.get("hand_started_ms"),
         )
 
     def public_json(self) -> dict[str, Any]:

@@ -256,6 +256,8 @@ class TableService:
         table.game_no += 1
         table.status = "playing"
         table.hands_recorded = 0
+        table.hand_moves = []
+        table.game_started_ms = table.hand_started_ms = self.clock()
         table.bot_due_ms = None
         table.deadline_ms = None
         for seat in table.seats:
@@ -383,6 +385,7 @@ class TableService:
                 seat.away = False
                 events.append({"kind": "back", "seat": seat_no})
             events.append({"kind": "move", "seat": seat_no, "move": public_move(move)})
+            table.hand_moves.append([seat_no, engine.move_to_json(move)])
             new_version = table.version + 1
             ids = table.recent_moves.setdefault(actor.player_id, [])
             ids.append([move_id, new_version])
@@ -428,6 +431,7 @@ class TableService:
                 if seat_no is not None:
                     move = self._computer_move(table, state, seat_no)
                     new_state = engine.apply(state, seat_no, move)
+                    table.hand_moves.append([seat_no, engine.move_to_json(move)])
                     events.append(
                         {
                             "kind": "move",
@@ -607,50 +611,57 @@ class TableService:
         return min(times) if times else None
 
     def _results(self, table: Table, old: Any, new: Any, now: float) -> list[dict[str, Any]]:
-        """Hand and game records for the SQL outbox when a hand or the game ends."""
+        """Hand and game records for the SQL outbox (app.db.events) when either ends."""
         if old is None:
             return []
         records: list[dict[str, Any]] = []
-        for result in new.history[len(old.history) :]:
+        common = {
+            "table_id": table.id,
+            "game_no": table.game_no,
+            "preset": table.preset,
+            "options": table.options,
+            "seed": table.seed,
+            "seats": [
+                {
+                    "player_id": s.player_id if s.kind == "human" else None,
+                    "bot_level": s.level if s.kind == "bot" else None,
+                    "replaced_by_bot": s.away or s.vacated,
+                    "name": s.name,
+                }
+                for s in table.seats
+            ],
+        }
+        finished = new.history[len(old.history) :]
+        for result in finished:
             table.hands_recorded += 1
             records.append(
                 {
                     "kind": "hand",
-                    "table_id": table.id,
-                    "game_no": table.game_no,
+                    **common,
                     "hand_no": result.hand_no,
-                    "dealer": result.dealer,
-                    "direction": result.direction,
                     "points": list(result.points),
                     "totals": list(result.totals),
-                    "moon": result.moon if result.moon >= 0 else None,
-                    "finished_ms": int(now),
+                    "moons": [result.moon] if result.moon >= 0 else [],
+                    "pass_direction": result.direction,
+                    "moves": table.hand_moves,
+                    "started_at": _ms(table.hand_started_ms),
+                    "ended_at": int(now),
                 }
             )
+        if finished:
+            table.hand_moves = []
+            table.hand_started_ms = now
         if new.phase == "over":
             records.append(
                 {
                     "kind": "game",
-                    "table_id": table.id,
-                    "game_no": table.game_no,
-                    "preset": table.preset,
-                    "options": table.options,
-                    "seed": table.seed,
+                    **common,
+                    "ended": "finished",
                     "hands": len(new.history),
                     "totals": _scores(new),
-                    "winners": _winners(new),
-                    "seats": [
-                        {
-                            "seat": i,
-                            "kind": s.kind,
-                            "player_id": s.player_id,
-                            "name": s.name,
-                            "level": s.level,
-                        }
-                        for i, s in enumerate(table.seats)
-                    ],
-                    "started_ms": int(table.created_ms),
-                    "finished_ms": int(now),
+                    "winners": [int(w) for w in new.winners],
+                    "started_at": _ms(table.game_started_ms),
+                    "ended_at": int(now),
                 }
             )
         return records
@@ -687,6 +698,10 @@ def public_move(move: Any) -> dict[str, Any]:
     if isinstance(move, engine.PassCards):
         return {"type": "pass", "count": len(move.cards)}
     return dict(engine.move_to_json(move))
+
+
+def _ms(value: float | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def _scores(state: Any) -> list[int]:

@@ -11,6 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from app import engine
+from app.db.events import parse_event
 from app.settings import Settings
 from app.store import TableStore
 from app.tables import Actor, TableError, TableService
@@ -186,6 +187,9 @@ async def test_full_game_with_computers_records_results(
     kinds = [e["kind"] for e in outbox]
     assert kinds.count("hand") == 2 and kinds[-1] == "game"
     assert outbox[-1]["seats"][0]["player_id"] == ALICE.player_id
+    for record in outbox:  # every record is one the SQL side accepts
+        parse_event(orjson.loads(orjson.dumps(record)))
+    assert outbox[0]["moves"] and all(len(m) == 2 for m in outbox[0]["moves"])
     # Rematch starts a new game with the same seats.
     await service.rematch(table.id, ALICE)
     t, state = await service.read(table.id)
