@@ -34,7 +34,7 @@ class HandRecord:
     table_id: str
     game_no: int
     hand_no: int
-    preset: str
+    preset: str | None  # may come only with the game record
     options: dict[str, Any]
     seats: tuple[SeatRecord, ...]
     points: tuple[int, ...]
@@ -135,7 +135,9 @@ def _time(value: Any, what: str) -> datetime | None:
     raise BadEvent(f"{what} is not a time: {value!r}")
 
 
-def _seats(value: Any) -> tuple[SeatRecord, ...]:
+def _seats(value: Any, *, optional: bool = False) -> tuple[SeatRecord, ...]:
+    if value is None and optional:
+        return ()
     if not isinstance(value, Sequence) or isinstance(value, str | bytes) or not value:
         raise BadEvent("seats must be a non-empty list")
     if len(value) > MAX_SEATS:
@@ -154,7 +156,13 @@ def _seats(value: Any) -> tuple[SeatRecord, ...]:
             _get(seat, "player_id", "player"), f"seat {i} player_id", max_len=32, optional=True
         )
         bot = _get(seat, "bot_level", "bot", "level")
-        if bot is True:
+        kind = _get(seat, "kind")
+        if kind in ("open", "empty"):
+            seats.append(SeatRecord())
+            continue
+        if kind == "human":
+            bot = None  # the level of a human seat is that of the computer playing when away
+        if bot is True or (kind in ("bot", "computer") and not bot):
             bot = "standard"
         bot_level = _text(bot, f"seat {i} bot_level", max_len=16, optional=True) if bot else None
         name = _get(seat, "name")
@@ -179,7 +187,7 @@ def _moons(value: Any, scorers: int) -> tuple[int, ...]:
         raise BadEvent("moons must be a list")
     if value and all(isinstance(v, bool) for v in value):
         return tuple(i for i, v in enumerate(value) if v)
-    moons = _ints(value, "moons")
+    moons = tuple(m for m in _ints(value, "moons") if m >= 0)
     if any(not 0 <= m < max(scorers, 1) for m in moons):
         raise BadEvent("moons names a scorer that does not exist")
     return moons
@@ -208,7 +216,19 @@ def _moves(value: Any) -> list[list[Any]]:
     return moves
 
 
-def _common(event: Mapping[str, Any]) -> dict[str, Any]:
+def _winners(value: Any, scorers: int) -> tuple[int, ...]:
+    """Winning scorers; "dummy" is the last scorer of the two-player dummy game."""
+    if value is None:
+        return ()
+    if not isinstance(value, Sequence) or isinstance(value, str | bytes):
+        raise BadEvent("winners must be a list")
+    winners = tuple(scorers - 1 if w == "dummy" else _small_int(w, "winners") for w in value)
+    if any(not 0 <= w < scorers for w in winners):
+        raise BadEvent("winners names a scorer that does not exist")
+    return winners
+
+
+def _common(event: Mapping[str, Any], *, partial: bool = False) -> dict[str, Any]:
     options = _get(event, "options", default={})
     if not isinstance(options, Mapping):
         raise BadEvent("options must be an object")
@@ -216,9 +236,9 @@ def _common(event: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "table_id": _text(_get(event, "table_id", "table"), "table_id"),
         "game_no": _small_int(_get(event, "game_no", "game", default=0), "game_no"),
-        "preset": _text(_get(event, "preset", "variant"), "preset", max_len=40),
+        "preset": _text(_get(event, "preset", "variant"), "preset", max_len=40, optional=partial),
         "options": dict(options),
-        "seats": _seats(_get(event, "seats")),
+        "seats": _seats(_get(event, "seats"), optional=partial),
         "seed": None if seed is None else str(_int(seed, "seed")),
     }
 
@@ -228,7 +248,7 @@ def parse_event(event: object) -> HandRecord | GameRecord:
         raise BadEvent("an event is a JSON object")
     kind = event.get("kind")
     if kind == "hand":
-        common = _common(event)
+        common = _common(event, partial=True)
         points = _ints(_get(event, "points"), "points")
         if not points:
             raise BadEvent("points must list each scorer's points")
@@ -241,8 +261,8 @@ def parse_event(event: object) -> HandRecord | GameRecord:
                 _get(event, "pass_direction", "direction"), "pass_direction", optional=True
             ),
             moves=_moves(_get(event, "moves")),
-            started_at=_time(_get(event, "started_at"), "started_at"),
-            recorded_at=_time(_get(event, "ended_at", "at"), "ended_at"),
+            started_at=_time(_get(event, "started_at", "started_ms"), "started_at"),
+            recorded_at=_time(_get(event, "ended_at", "finished_ms", "at"), "ended_at"),
         )
     if kind == "game":
         common = _common(event)
@@ -250,19 +270,17 @@ def parse_event(event: object) -> HandRecord | GameRecord:
         if ended not in ENDINGS:
             raise BadEvent(f"ended must be one of {', '.join(ENDINGS)}, not {ended!r}")
         totals = _ints(_get(event, "totals", "scores"), "totals")
-        winners = _ints(_get(event, "winners"), "winners")
         if ended == "finished" and not totals:
             raise BadEvent("a finished game needs its totals")
-        if any(not 0 <= w < len(totals) for w in winners):
-            raise BadEvent("winners names a scorer that does not exist")
+        winners = _winners(_get(event, "winners"), len(totals))
         hands = _get(event, "hands", "hands_played")
         return GameRecord(
             **common,
             totals=totals,
             winners=winners,
             ended=ended,
-            started_at=_time(_get(event, "started_at"), "started_at"),
-            ended_at=_time(_get(event, "ended_at"), "ended_at"),
+            started_at=_time(_get(event, "started_at", "started_ms"), "started_at"),
+            ended_at=_time(_get(event, "ended_at", "finished_ms"), "ended_at"),
             moves=_moves(_get(event, "moves")),
             hands=None if hands is None or isinstance(hands, list) else _small_int(hands, "hands"),
         )

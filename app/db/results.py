@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
 from app.db.database import Database
@@ -39,38 +40,57 @@ def write_event(db: Database, event: Mapping[str, Any]) -> Outcome:
 
 
 def _game_for(session: Session, record: HandRecord | GameRecord) -> Game:
-    """The game row of a record, created (with its seats) by whichever record comes first."""
+    """The game row of a record, created by whichever record comes first; a later record fills
+    in what an earlier one lacked (a hand record may come without the preset or the seats)."""
     game = session.exec(
         select(Game).where(Game.table_id == record.table_id, Game.game_no == record.game_no)
     ).first()
-    if game is not None:
+    if game is None:
+        scorers = len(record.points) if isinstance(record, HandRecord) else 0
+        game = Game(
+            table_id=record.table_id,
+            game_no=record.game_no,
+            variant=record.preset or "",
+            options=record.options,
+            players=len(record.seats) or scorers,
+            seed=record.seed,
+            started_at=record.started_at,
+        )
+        session.add(game)
+        session.flush()
+    else:
         if game.seed is None and record.seed is not None:
             game.seed = record.seed
-        return game
-    game = Game(
-        table_id=record.table_id,
-        game_no=record.game_no,
-        variant=record.preset,
-        options=record.options,
-        players=len(record.seats),
-        seed=record.seed,
-        started_at=record.started_at,
-    )
-    session.add(game)
-    session.flush()
+        if not game.variant and record.preset:
+            game.variant = record.preset
+            game.options = record.options
+        if game.started_at is None and record.started_at is not None:
+            game.started_at = record.started_at
+    if record.seats and not _seats_of(session, _id(game)):
+        _add_seats(session, game, record.seats)
+    return game
+
+
+def _id(game: Game) -> int:
     assert game.id is not None
-    wanted = {seat.player_id for seat in record.seats if seat.player_id}
+    return game.id
+
+
+def _add_seats(session: Session, game: Game, seats: tuple[SeatRecord, ...]) -> None:
+    game_id = _id(game)
+    game.players = len(seats)
+    wanted = {seat.player_id for seat in seats if seat.player_id}
     names = (
         dict(session.exec(select(Player.id, Player.name).where(col(Player.id).in_(wanted))).all())
         if wanted
         else {}
     )
-    for number, seat in enumerate(record.seats):
+    for number, seat in enumerate(seats):
         # An unknown player (e.g. an account deleted mid-game) is stored as an anonymous seat.
         player_id = seat.player_id if seat.player_id in names else None
         session.add(
             GameSeat(
-                game_id=game.id,
+                game_id=game_id,
                 seat=number,
                 player_id=player_id,
                 name=seat.name or (names.get(player_id) if player_id else None),
@@ -78,8 +98,17 @@ def _game_for(session: Session, record: HandRecord | GameRecord) -> Game:
                 replaced_by_bot=seat.replaced_by_bot,
             )
         )
+        if player_id:  # hands recorded before the seats were known
+            session.execute(
+                sa.update(HandScore)
+                .where(
+                    col(HandScore.hand_id).in_(select(Hand.id).where(Hand.game_id == game_id)),
+                    col(HandScore.scorer) == number,
+                    col(HandScore.player_id).is_(None),
+                )
+                .values(player_id=player_id)
+            )
     session.flush()
-    return game
 
 
 def _seats_of(session: Session, game_id: int) -> list[GameSeat]:

@@ -147,3 +147,61 @@ def test_tolerant_spellings() -> None:
 def test_bad_events_are_refused(event: object) -> None:
     with pytest.raises(BadEvent):
         parse_event(event)
+
+
+def test_records_in_the_table_service_shape(database: Database) -> None:
+    """Hand records without preset or seats (the game record brings them), seats with kind and
+    level, "dummy" among the winners, times in epoch milliseconds."""
+    a, b = create_guest(database, "A"), create_guest(database, "B")
+    base = {"table_id": "tbl", "game_no": 2}
+    for hand_no, moon in ((0, None), (1, 1)):
+        hand = {
+            **base,
+            "kind": "hand",
+            "hand_no": hand_no,
+            "dealer": 0,
+            "direction": "left",
+            "points": [3, 26, 10],
+            "totals": [3, 26, 10],
+            "moon": moon,
+            "finished_ms": 1767268800000,
+        }
+        assert write_event(database, hand) == "written"
+    game = {
+        **base,
+        "kind": "game",
+        "preset": "two-player-dummy",
+        "options": {},
+        "seed": 2**70,
+        "hands": 2,
+        "totals": [60, 110, 20],
+        "winners": ["dummy"],
+        "seats": [
+            {"seat": 0, "kind": "human", "player_id": a.id, "name": "A", "level": None},
+            {"seat": 1, "kind": "human", "player_id": b.id, "name": "B", "level": "easy"},
+        ],
+        "started_ms": 1767265200000,
+        "finished_ms": 1767268800000,
+    }
+    assert write_event(database, game) == "written"
+    with database.session() as session:
+        row = session.exec(select(Game)).one()
+        assert (row.variant, row.players, row.winners, row.seed) == (
+            "two-player-dummy",
+            2,
+            [2],
+            str(2**70),
+        )
+        assert row.ended_at is not None and row.ended_at.year == 2026
+        seats = session.exec(select(GameSeat).order_by(col(GameSeat.seat))).all()
+        assert [(s.player_id, s.bot_level, s.won) for s in seats] == [
+            (a.id, None, False),
+            (b.id, None, False),
+        ]
+        scores = session.exec(select(HandScore).order_by(col(HandScore.scorer))).all()
+        assert {(s.scorer, s.player_id) for s in scores} == {
+            (0, a.id),
+            (1, b.id),
+            (2, None),
+        }
+        assert sum(s.shot_moon for s in scores) == 1
