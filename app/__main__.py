@@ -1,0 +1,45 @@
+"""``python -m app`` / ``hearts-server``: run one instance with uvicorn.
+
+With no configuration it runs with embedded defaults: SQLite in ./data and an in-process
+Redis stand-in. Set HEARTS_REDIS_URL, HEARTS_DATABASE_URL and HEARTS_SECRET_KEY for real
+services (see README.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+
+def main() -> None:
+    from app.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"hearts-server: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+    import uvicorn
+
+    from app.main import create_app
+
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(levelname)s %(name)s %(message)s"
+    )
+    mode = "embedded (in-process Redis, SQLite)" if settings.uses_memory_redis else "shared Redis"
+    print(f"Hearts Online on http://{settings.host}:{settings.port}  [{mode}]", file=sys.stderr)
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        ws="websockets-sansio",
+        ws_max_size=max(65536, settings.ws_max_message_bytes * 4),
+        ws_per_message_deflate=settings.ws_per_message_deflate,
+        proxy_headers=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""HTTP routes: guests, presets, lobby and tables."""

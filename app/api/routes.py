@@ -1,0 +1,110 @@
+"""Thin HTTP routes; the work happens in app.tables and app.db."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, HTTPException, Query
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from app import engine
+from app.db.players import AccountError
+from app.deps import PlayerDep, ServicesDep
+from app.realtime.hub import lobby_tables
+from app.tables import BOT_LEVELS, Actor, TableError
+
+router = APIRouter(prefix="/api")
+
+
+def _error(status: int, code: str, message: str) -> HTTPException:
+    return HTTPException(status, detail={"code": code, "message": message})
+
+
+class GuestIn(BaseModel):
+    name: str = Field(max_length=200)
+
+
+class TableIn(BaseModel):
+    preset: str = "classic"
+    options: dict[str, Any] = Field(default_factory=dict)
+    private: bool = False
+    # Seconds per turn (0 = off); omitted: the server default for public tables, off otherwise.
+    turn_timer: int | None = Field(default=None, ge=0, le=3600)
+
+
+@router.post("/guest")
+async def create_guest(services: ServicesDep, body: GuestIn) -> dict[str, Any]:
+    """A guest identity in one step: a display name in, a signed session token out."""
+    try:
+        player, token = await run_in_threadpool(services.identity.create_guest, body.name)
+    except AccountError as exc:
+        raise _error(422, exc.code, exc.message) from None
+    except ValueError as exc:
+        raise _error(422, "bad_name", str(exc)) from None
+    return {"token": token, "player": {"id": player.id, "name": player.name, "is_guest": True}}
+
+
+@router.get("/me")
+async def me(player: PlayerDep) -> dict[str, Any]:
+    return {"id": player.id, "name": player.name, "is_guest": player.is_guest}
+
+
+@router.get("/presets")
+async def presets() -> dict[str, Any]:
+    """Every preset with its options, and every option the create-table form can show."""
+    labels: dict[str, str] = dict(getattr(engine, "PRESET_LABELS", {}))
+    return {
+        "presets": [
+            {
+                "id": name,
+                "label": labels.get(name, name),
+                "game": rules.game,
+                "players": rules.players,
+                "options": rules.to_options(),
+            }
+            for name, rules in engine.PRESETS.items()
+        ],
+        "options": engine.describe_options(),
+        "bot_levels": list(BOT_LEVELS),
+    }
+
+
+@router.get("/tables")
+async def list_tables(services: ServicesDep) -> dict[str, Any]:
+    """The public lobby (private tables are never listed)."""
+    return {"tables": await lobby_tables(services.store, time.time() * 1000)}
+
+
+@router.post("/tables", status_code=201)
+async def create_table(
+    services: ServicesDep, player: PlayerDep, body: Annotated[TableIn, Body()]
+) -> dict[str, Any]:
+    try:
+        table = await services.tables.create(
+            Actor(player.id, player.name),
+            body.preset,
+            body.options,
+            private=body.private,
+            turn_timer=body.turn_timer,
+        )
+    except TableError as exc:
+        raise _error(422, exc.code, exc.message) from None
+    out: dict[str, Any] = {"table": table.public_json(), "version": table.version}
+    if table.private:
+        out["invite_path"] = f"/?table={table.id}&invite={table.invite}"
+    return out
+
+
+@router.get("/tables/{table_id}")
+async def get_table(
+    services: ServicesDep, table_id: str, invite: Annotated[str | None, Query()] = None
+) -> dict[str, Any]:
+    try:
+        table, _ = await services.tables.read(table_id)
+    except TableError as exc:
+        raise _error(404, exc.code, exc.message) from None
+    if table.private and invite != table.invite:
+        raise _error(403, "forbidden", "this table is private: you need its invite")
+    return {"table": table.public_json(), "version": table.version}

@@ -1,0 +1,1 @@
+"""WebSockets: typed, versioned messages; per-socket views built on each instance."""

@@ -1,0 +1,301 @@
+"""WebSocket endpoints: ``/ws/tables/{table_id}`` (play or watch) and ``/ws/lobby``.
+
+A table socket starts with ``hello`` (token, last version, invite), then sends commands,
+each with an ``id`` that comes back in an ``ack`` or an ``error``. See docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketState
+
+from app.db.players import PlayerInfo
+from app.deps import Services
+from app.realtime import messages as m
+from app.realtime.hub import Connection, lobby_tables
+from app.tables import Actor, TableError
+
+log = logging.getLogger(__name__)
+
+router = APIRouter()
+
+HELLO_TIMEOUT = 15.0
+
+# Close codes (4000-4999 are the application's own).
+CLOSE_BAD_TOKEN = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_UNKNOWN_TABLE = 4404
+CLOSE_PROTOCOL = 4400
+CLOSE_TOO_SLOW = 4408
+
+
+class RateLimit:
+    """Token bucket per socket: ``rate`` messages a second, bursts of twice that."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self.capacity = rate * 2
+        self.tokens = self.capacity
+        self.at = time.monotonic()
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+def _services(ws: WebSocket) -> Services:
+    services: Services = ws.app.state.services
+    return services
+
+
+async def _receive_text(ws: WebSocket) -> str | bytes | None:
+    """The next message's payload, or None when the socket closed."""
+    msg = await ws.receive()
+    if msg["type"] == "websocket.disconnect":
+        return None
+    text = msg.get("text")
+    if text is not None:
+        return str(text)
+    data = msg.get("bytes")
+    return bytes(data) if data is not None else b""
+
+
+async def _close(ws: WebSocket, payload: bytes, code: int) -> None:
+    with contextlib.suppress(Exception):
+        await ws.send_text(payload.decode())
+        await ws.close(code)
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def table_socket(ws: WebSocket, table_id: str) -> None:
+    services = _services(ws)
+    settings = services.settings
+    await ws.accept()
+    # 1. hello: who is this, and what have they seen?
+    try:
+        raw = await asyncio.wait_for(_receive_text(ws), HELLO_TIMEOUT)
+    except TimeoutError:
+        await _close(ws, m.error("no_hello", "send 'hello' first"), CLOSE_PROTOCOL)
+        return
+    if raw is None:
+        return
+    try:
+        hello = m.parse_client(raw, settings.ws_max_message_bytes)
+        if hello.type != "hello":
+            raise m.ProtocolError("no_hello", "the first message must be 'hello'")
+    except m.ProtocolError as exc:
+        await _close(ws, m.error(exc.code, exc.message), CLOSE_PROTOCOL)
+        return
+    token = hello.data.get("token")
+    player: PlayerInfo | None = None
+    if token is not None:
+        player = await services.identity.verify(token) if isinstance(token, str) else None
+        if player is None:
+            await _close(
+                ws, m.error("bad_token", "the session token is invalid or expired"), CLOSE_BAD_TOKEN
+            )
+            return
+    last_version = hello.data.get("last_version")
+    if last_version is not None and (
+        not isinstance(last_version, int) or isinstance(last_version, bool)
+    ):
+        last_version = None
+    try:
+        table, _state = await services.tables.read(table_id)
+    except TableError as exc:
+        await _close(ws, m.error(exc.code, exc.message), CLOSE_UNKNOWN_TABLE)
+        return
+    seated = player is not None and table.seat_of(player.id) is not None
+    if table.private and not seated and hello.data.get("invite") != table.invite:
+        await _close(
+            ws, m.error("forbidden", "this table is private: you need its invite"), CLOSE_FORBIDDEN
+        )
+        return
+
+    player_key = player.id if player is not None else f"anon:{uuid.uuid4().hex}"
+    conn = Connection(ws.send_text, player_key, player.id if player is not None else None)
+    conn.start()
+    conn.send(
+        orjson.dumps(
+            {
+                "type": "welcome",
+                "protocol": m.PROTOCOL,
+                "table_id": table_id,
+                "version": table.version,
+                "player": (
+                    {"id": player.id, "name": player.name, "is_guest": player.is_guest}
+                    if player is not None
+                    else None
+                ),
+                "seat": table.seat_of(player.id) if player is not None else None,
+            }
+        )
+    )
+    hubs = services.hubs
+    attached = False
+    try:
+        await hubs.join(table_id, conn, last_version)
+        await services.tables.attach(table_id, player_key)
+        attached = True
+        actor = Actor(player.id, player.name) if player is not None else None
+        await _serve(ws, services, table_id, conn, actor)
+    except TableError as exc:
+        conn.send(m.error(exc.code, exc.message))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await hubs.leave(table_id, conn)
+        await conn.stop()
+        if attached:
+            with contextlib.suppress(Exception):
+                await services.tables.detach(table_id, player_key)
+        if conn.too_slow:
+            with contextlib.suppress(Exception):
+                await ws.close(CLOSE_TOO_SLOW)
+        elif ws.application_state != WebSocketState.DISCONNECTED:
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+
+async def _serve(
+    ws: WebSocket, services: Services, table_id: str, conn: Connection, actor: Actor | None
+) -> None:
+    settings = services.settings
+    limit = RateLimit(settings.ws_rate_per_second)
+    receiving: asyncio.Task[str | bytes | None] | None = None
+    closed_wait = asyncio.create_task(conn.closed.wait())
+    try:
+        while True:
+            receiving = asyncio.create_task(_receive_text(ws))
+            done, _ = await asyncio.wait(
+                {receiving, closed_wait}, return_when=asyncio.FIRST_COMPLETED
+            )
+            if receiving not in done:
+                return  # the writer failed or the client was too slow
+            raw = receiving.result()
+            receiving = None
+            if raw is None:
+                return
+            if not limit.allow():
+                conn.send(m.error("rate_limited", "too many messages; slow down"))
+                continue
+            try:
+                msg = m.parse_client(raw, settings.ws_max_message_bytes)
+            except m.ProtocolError as exc:
+                conn.send(m.error(exc.code, exc.message, exc.msg_id))
+                continue
+            await _dispatch(services, table_id, conn, actor, msg)
+    finally:
+        closed_wait.cancel()
+        if receiving is not None:
+            receiving.cancel()
+
+
+async def _dispatch(
+    services: Services,
+    table_id: str,
+    conn: Connection,
+    actor: Actor | None,
+    msg: m.ClientMessage,
+) -> None:
+    data = msg.data
+    if msg.type == "ping":
+        conn.send(orjson.dumps({"type": "pong", "t": data.get("t")}))
+        return
+    if msg.type == "hello":
+        conn.send(m.error("bad_message", "already said hello"))
+        return
+    tables = services.tables
+    if msg.type == "resync":
+        hub = services.hubs.tables.get(table_id)
+        if hub is not None:
+            conn.state_version = 0
+            await hub.push_state(only=conn)
+        return
+    if actor is None:
+        conn.send(m.error("no_token", "sign in (a guest name is enough) to do that", msg.id))
+        return
+    try:
+        extra: dict[str, Any] = {}
+        if msg.type == "move":
+            seat = data.get("seat")
+            if seat is not None:
+                table, _ = await tables.read(table_id)
+                if table.seat_of(actor.player_id) != seat:
+                    raise TableError("not_your_seat", f"you do not sit in seat {seat}")
+            result = await tables.move(table_id, actor, msg.id, data["move"], data.get("version"))
+            version = result.version
+            if result.duplicate:
+                extra["duplicate"] = True
+        elif msg.type == "sit":
+            version = await tables.sit(table_id, actor, data["seat"])
+        elif msg.type == "leave":
+            version = await tables.leave(table_id, actor)
+        elif msg.type == "add_bot":
+            level = data.get("level", "standard")
+            if not isinstance(level, str):
+                raise TableError("bad_level", "level must be text")
+            version = await tables.add_bot(table_id, actor, data["seat"], level)
+        elif msg.type == "remove_bot":
+            version = await tables.remove_bot(table_id, actor, data["seat"])
+        elif msg.type == "start":
+            version = await tables.start(table_id, actor)
+        elif msg.type == "rematch":
+            version = await tables.rematch(table_id, actor)
+        elif msg.type == "chat":
+            text = data["text"]
+            if not isinstance(text, str):
+                raise TableError("bad_chat", "text must be a string")
+            version = await tables.chat(table_id, actor, text)
+        elif msg.type == "back":
+            version = await tables.back(table_id, actor)
+        else:  # pragma: no cover - parse_client knows every type
+            raise TableError("unknown_type", msg.type)
+    except TableError as exc:
+        conn.send(m.error(exc.code, exc.message, msg.id))
+        return
+    conn.send(m.ack(msg.id, version, **extra))
+
+
+@router.websocket("/ws/lobby")
+async def lobby_socket(ws: WebSocket) -> None:
+    services = _services(ws)
+    await ws.accept()
+    conn = Connection(ws.send_text, f"lobby:{uuid.uuid4().hex}", None)
+    conn.start()
+    lobby = services.hubs.lobby
+    await lobby.join(conn)
+    try:
+        tables = await lobby_tables(services.store, time.time() * 1000)
+        conn.send(orjson.dumps({"type": "lobby", "tables": tables}))
+        while True:
+            raw = await _receive_text(ws)
+            if raw is None:
+                return
+            try:
+                msg = m.parse_client(raw, services.settings.ws_max_message_bytes)
+            except m.ProtocolError as exc:
+                conn.send(m.error(exc.code, exc.message, exc.msg_id))
+                continue
+            if msg.type == "ping":
+                conn.send(orjson.dumps({"type": "pong", "t": msg.data.get("t")}))
+            else:
+                conn.send(m.error("bad_message", "the lobby socket only answers 'ping'"))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await lobby.leave(conn)
+        await conn.stop()

@@ -1,0 +1,330 @@
+"""Per-instance fan-out: one hub per table with sockets here, fed by the table's channel.
+
+The channel says only "version n changed" plus public events. On a state change each hub
+reads the table once, builds one view per seat (and one for spectators), encodes each once,
+and queues it to its own sockets. No hidden card ever crosses the shared channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+
+from app import engine
+from app.store import Fanout, TableStore, keys
+from app.tables import TableError, TableService
+from app.tables.model import Table
+
+log = logging.getLogger(__name__)
+
+OUTBOX_LIMIT = 256  # queued messages per socket before it is dropped as too slow
+
+SendText = Callable[[str], Awaitable[None]]
+
+
+class Connection:
+    """One client socket on one table: an ordered outgoing queue and what it has seen."""
+
+    def __init__(self, send_text: SendText, player_key: str, player_id: str | None) -> None:
+        self._send_text = send_text
+        self.player_key = player_key  # player id, or "anon:<socket id>"
+        self.player_id = player_id
+        self.state_version = 0  # last version whose state this socket was sent
+        self.event_version = 0  # last version whose events this socket was sent
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(OUTBOX_LIMIT)
+        self.closed = asyncio.Event()
+        self.too_slow = False
+        self._writer: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._writer = asyncio.create_task(self._write())
+
+    def send(self, data: bytes) -> None:
+        if self.closed.is_set():
+            return
+        try:
+            self.queue.put_nowait(data)
+        except asyncio.QueueFull:
+            # The client reads too slowly: drop it; it reconnects with its last version.
+            self.too_slow = True
+            self.closed.set()
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                data = await self.queue.get()
+                if data is None:
+                    return
+                await self._send_text(data.decode())
+        except Exception:
+            self.closed.set()
+
+    async def stop(self) -> None:
+        self.closed.set()
+        if self._writer is not None:
+            with contextlib.suppress(asyncio.QueueFull):
+                self.queue.put_nowait(None)
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._writer
+
+
+def state_message(table: Table, state: Any, seat: int | None) -> bytes:
+    view = engine.view(state, seat) if state is not None else None
+    return orjson.dumps(
+        {
+            "type": "state",
+            "table_id": table.id,
+            "version": table.version,
+            "seat": seat,
+            "table": table.public_json(),
+            "view": view,
+        }
+    )
+
+
+class _Join:
+    """A socket joining: handled in the hub's own queue, so it is ordered with notices."""
+
+    def __init__(self, conn: Connection, last_version: int | None) -> None:
+        self.conn = conn
+        self.last_version = last_version
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+
+class TableHub:
+    def __init__(self, hubs: Hubs, table_id: str) -> None:
+        self.hubs = hubs
+        self.table_id = table_id
+        self.conns: set[Connection] = set()
+        self.state_version = 0
+        self._notes: asyncio.Queue[bytes | _Join] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self.pending = 0  # joins queued or running
+
+    def enqueue_join(self, conn: Connection, last_version: int | None) -> _Join:
+        """Add a socket: replay what it missed since ``last_version`` (or send a snapshot)."""
+        join = _Join(conn, last_version)
+        self.pending += 1
+        self._notes.put_nowait(join)
+        return join
+
+    async def _join(self, join: _Join) -> None:
+        conn = join.conn
+        table, state = await self.hubs.service.read(self.table_id)
+        last = join.last_version
+        resync = False
+        if last is not None and last < table.version:
+            entries = [orjson.loads(e) for e in await self.hubs.store.read_log(self.table_id)]
+            if entries and int(entries[0]["v"]) <= last + 1:
+                for entry in entries:
+                    version = int(entry["v"])
+                    if version > last and entry.get("events"):
+                        conn.send(
+                            orjson.dumps(
+                                {
+                                    "type": "events",
+                                    "version": version,
+                                    "events": entry["events"],
+                                    "replay": True,
+                                }
+                            )
+                        )
+                    conn.event_version = max(conn.event_version, version)
+            else:
+                resync = True
+        conn.event_version = max(conn.event_version, table.version)
+        if last is None or last < table.version or last > table.version:
+            seat = table.seat_of(conn.player_id) if conn.player_id else None
+            msg = state_message(table, state, seat)
+            if resync or (last is not None and last > table.version):
+                msg = msg[:-1] + b',"resync":true}'
+            conn.send(msg)
+        conn.state_version = table.version
+        self.state_version = max(self.state_version, table.version)
+        self.conns.add(conn)
+
+    def on_message(self, _channel: str, data: bytes) -> None:
+        self._notes.put_nowait(data)
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"hub:{self.table_id}")
+        await self.hubs.fanout.subscribe(keys.channel(self.table_id), self.on_message)
+
+    async def stop(self) -> None:
+        await self.hubs.fanout.unsubscribe(keys.channel(self.table_id), self.on_message)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            data = await self._notes.get()
+            if isinstance(data, _Join):
+                try:
+                    await self._join(data)
+                    data.done.set_result(None)
+                except Exception as exc:
+                    data.done.set_exception(exc)
+                finally:
+                    self.pending -= 1
+                continue
+            try:
+                await self._handle(data)
+            except TableError as exc:
+                if exc.code == "unknown_table":
+                    gone = orjson.dumps(
+                        {"type": "error", "code": "unknown_table", "message": exc.message}
+                    )
+                    for conn in list(self.conns):
+                        conn.send(gone)
+            except Exception:
+                log.exception("hub %s failed on a notice", self.table_id)
+
+    async def _handle(self, data: bytes) -> None:
+        note = orjson.loads(data)
+        version = int(note["v"])
+        events = note.get("events") or []
+        if events:
+            msg = orjson.dumps({"type": "events", "version": version, "events": events})
+            for conn in list(self.conns):
+                if version > conn.event_version:
+                    conn.event_version = version
+                    conn.send(msg)
+        if note.get("s") and version > self.state_version:
+            await self.push_state()
+
+    async def push_state(self, only: Connection | None = None) -> None:
+        """Send each socket its view of the newest state (once per version per socket)."""
+        table, state = await self.hubs.service.read(self.table_id)
+        self.state_version = max(self.state_version, table.version)
+        encoded: dict[int | None, bytes] = {}
+        targets = [only] if only is not None else list(self.conns)
+        for conn in targets:
+            if conn.state_version >= table.version:
+                continue
+            seat = table.seat_of(conn.player_id) if conn.player_id else None
+            if seat not in encoded:
+                encoded[seat] = state_message(table, state, seat)
+            conn.state_version = table.version
+            conn.send(encoded[seat])
+
+
+class Hubs:
+    """This instance's table hubs, created on the first socket and dropped with the last."""
+
+    def __init__(self, service: TableService, fanout: Fanout, store: TableStore) -> None:
+        self.service = service
+        self.fanout = fanout
+        self.store = store
+        self.tables: dict[str, TableHub] = {}
+        self._lock = asyncio.Lock()
+        self.lobby = LobbyHub(store, fanout)
+
+    async def join(self, table_id: str, conn: Connection, last_version: int | None) -> TableHub:
+        async with self._lock:
+            hub = self.tables.get(table_id)
+            if hub is None:
+                hub = TableHub(self, table_id)
+                self.tables[table_id] = hub
+                await hub.start()
+            join = hub.enqueue_join(conn, last_version)
+        await join.done
+        return hub
+
+    async def leave(self, table_id: str, conn: Connection) -> None:
+        async with self._lock:
+            hub = self.tables.get(table_id)
+            if hub is None:
+                return
+            hub.conns.discard(conn)
+            if not hub.conns and hub.pending == 0:
+                del self.tables[table_id]
+                await hub.stop()
+                self.service.forget(table_id)
+
+    async def close(self) -> None:
+        for table_id in list(self.tables):
+            hub = self.tables.pop(table_id)
+            await hub.stop()
+        await self.lobby.stop()
+
+    @property
+    def sockets(self) -> int:
+        return sum(len(h.conns) for h in self.tables.values()) + len(self.lobby.conns)
+
+
+class LobbyHub:
+    """Live lobby: changed public tables, batched a little, to every lobby socket here."""
+
+    BATCH_SECONDS = 0.25
+
+    def __init__(self, store: TableStore, fanout: Fanout) -> None:
+        self.store = store
+        self.fanout = fanout
+        self.conns: set[Connection] = set()
+        self._changed: set[str] = set()
+        self._flush: asyncio.Task[None] | None = None
+        self._subscribed = False
+
+    async def join(self, conn: Connection) -> None:
+        self.conns.add(conn)
+        if not self._subscribed:
+            self._subscribed = True
+            await self.fanout.subscribe(self.store.lobby_channel, self.on_message)
+
+    async def leave(self, conn: Connection) -> None:
+        self.conns.discard(conn)
+        if not self.conns and self._subscribed:
+            self._subscribed = False
+            await self.fanout.unsubscribe(self.store.lobby_channel, self.on_message)
+
+    def on_message(self, _channel: str, data: bytes) -> None:
+        self._changed.add(data.decode())
+        if self._flush is None or self._flush.done():
+            self._flush = asyncio.create_task(self._send_changes())
+
+    async def _send_changes(self) -> None:
+        await asyncio.sleep(self.BATCH_SECONDS)
+        changed, self._changed = self._changed, set()
+        tables = []
+        removed = []
+        for table_id in sorted(changed):
+            raw = await self.store.lobby_entry(table_id)
+            if raw is None:
+                removed.append(table_id)
+            else:
+                tables.append(orjson.loads(raw))
+        msg = orjson.dumps({"type": "lobby_update", "tables": tables, "removed": removed})
+        for conn in list(self.conns):
+            conn.send(msg)
+
+    async def stop(self) -> None:
+        if self._flush is not None:
+            self._flush.cancel()
+        if self._subscribed:
+            self._subscribed = False
+            with contextlib.suppress(Exception):
+                await self.fanout.unsubscribe(self.store.lobby_channel, self.on_message)
+
+
+async def lobby_tables(store: TableStore, now_ms: float) -> list[dict[str, Any]]:
+    """Every public table still alive, newest first; expired lines are dropped on the way."""
+    entries = await store.lobby_entries()
+    tables: list[dict[str, Any]] = []
+    stale: list[str] = []
+    for table_id, raw in entries.items():
+        summary = orjson.loads(raw)
+        if summary.get("expires_ms", 0) < now_ms and await store.load(table_id) is None:
+            stale.append(table_id)
+            continue
+        tables.append(summary)
+    await store.drop_lobby_entries(stale)
+    tables.sort(key=lambda t: t.get("created_ms", 0), reverse=True)
+    return tables
