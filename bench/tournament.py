@@ -1,0 +1,217 @@
+"""Duplicate tournament of the computer players (issue 5).
+
+Run: ``python -m bench.tournament --preset classic --tested pro --field standard --deals 1000``.
+
+Each deal is one seeded hand.  It is played once with every seat taken by the field (the baseline),
+then once per seat with the tested player in that seat and the field in the others, so the tested
+player meets the same cards from every seat.  The pass direction turns with the deal number through
+every direction the game has (classic: dealer's choice set by the bench; Double Hearts: left,
+right, hold, as a table option; the dummy game always exchanges; the 28-card game never passes).
+
+Printed: the tested player's points per hand, the field's points per hand in the same seats on the
+same deals, the difference with a 95% confidence interval (over deals), moon rates, and decision
+times (p50/p99) of the tested player for plays and passes.  Games run in ``--workers`` processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import statistics
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.bots import choose_move
+from app.engine import (
+    ChooseDirection,
+    apply,
+    make_rules,
+    move_from_json,
+    new_game,
+    seats_to_act,
+    view,
+)
+
+
+@dataclass
+class DealResult:
+    deal: int
+    tested_points: list[int] = field(default_factory=list)  # per seat
+    base_points: list[int] = field(default_factory=list)  # per seat, field only
+    tested_moons: int = 0  # hands in which the tested player shot the moon
+    moons_against: int = 0  # hands in which another player shot with the tested player seated
+    base_moons: int = 0  # moons in the baseline hand
+    play_ms: list[float] = field(default_factory=list)
+    pass_ms: list[float] = field(default_factory=list)
+
+
+def _setup(preset: str, deal: int) -> tuple[dict[str, object], str | None]:
+    """Table options for this deal and the direction the bench picks as dealer."""
+    rules = make_rules(preset)
+    opts: dict[str, object] = {"end": "hands", "hands": 1}
+    if rules.game == "classic":
+        dirs = (
+            ["left", "right", "across", "hold"] if rules.players == 4 else ["left", "right", "hold"]
+        )
+        opts["passing"] = "dealer"
+        return opts, dirs[deal % len(dirs)]
+    if rules.game == "double":
+        opts["passing"] = ["left", "right", "none"][deal % 3]
+    return opts, None
+
+
+def play_hand(
+    preset: str,
+    deal: int,
+    levels: list[str],
+    budgets: list[int | None],
+    timed_seat: int,
+    result: DealResult | None,
+) -> tuple[list[int], int]:
+    """Play one hand of ``deal``; the hand's points per seat and the moon shooter (-1)."""
+    opts, direction = _setup(preset, deal)
+    rules = make_rules(preset, opts)
+    s = new_game(rules, 1_000_003 * deal + 17)
+    n_moves = 0
+    while s.phase != "over":
+        if s.phase == "direction":
+            assert direction is not None
+            s = apply(s, s.dealer, ChooseDirection(direction))
+            continue
+        for seat in seats_to_act(s):
+            v = view(s, seat)
+            phase = s.phase
+            t0 = time.perf_counter()
+            mv = choose_move(
+                levels[seat],
+                v,
+                seed=deal * 7919 + seat * 104729 + n_moves,
+                budget_ms=budgets[seat],
+                options=opts,
+            )
+            dt = (time.perf_counter() - t0) * 1000
+            if result is not None and seat == timed_seat:
+                (result.play_ms if phase == "play" else result.pass_ms).append(dt)
+            s = apply(s, seat, move_from_json(mv))
+            n_moves += 1
+            if s.phase != phase and phase != "pass":
+                break
+    last = s.history[-1]
+    return list(last.points), last.moon
+
+
+def run_deal(args: tuple[str, str, str, int, int | None, int | None]) -> DealResult:
+    preset, tested, fld, deal, tested_budget, field_budget = args
+    n = make_rules(preset).players
+    res = DealResult(deal)
+    base, base_moon = play_hand(preset, deal, [fld] * n, [field_budget] * n, -1, None)
+    res.base_moons = int(base_moon >= 0)
+    for seat in range(n):
+        levels = [fld] * n
+        budgets: list[int | None] = [field_budget] * n
+        levels[seat] = tested
+        budgets[seat] = tested_budget
+        pts, moon = play_hand(preset, deal, levels, budgets, seat, res)
+        res.tested_points.append(pts[seat])
+        res.base_points.append(base[seat])
+        res.tested_moons += int(moon == seat)
+        res.moons_against += int(moon >= 0 and moon != seat)
+    return res
+
+
+def _ci(xs: list[float]) -> tuple[float, float]:
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, float("nan")
+    return m, 1.96 * statistics.stdev(xs) / math.sqrt(len(xs))
+
+
+def _pct(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    ys = sorted(xs)
+    return ys[min(len(ys) - 1, int(q * len(ys)))]
+
+
+def summarize(
+    preset: str, tested: str, fld: str, results: list[DealResult], seconds: float
+) -> dict[str, Any]:
+    per_deal_t = [statistics.fmean(r.tested_points) for r in results]
+    per_deal_b = [statistics.fmean(r.base_points) for r in results]
+    diff = [a - b for a, b in zip(per_deal_t, per_deal_b, strict=True)]
+    n = make_rules(preset).players
+    hands = len(results) * n
+    t_mean, t_ci = _ci(per_deal_t)
+    b_mean, b_ci = _ci(per_deal_b)
+    d_mean, d_ci = _ci(diff)
+    play = [x for r in results for x in r.play_ms]
+    pas = [x for r in results for x in r.pass_ms]
+    return {
+        "preset": preset,
+        "tested": tested,
+        "field": fld,
+        "deals": len(results),
+        "hands": hands,
+        "tested_pts": round(t_mean, 3),
+        "tested_ci": round(t_ci, 3),
+        "field_pts": round(b_mean, 3),
+        "field_ci": round(b_ci, 3),
+        "diff": round(d_mean, 3),
+        "diff_ci": round(d_ci, 3),
+        "tested_moon_rate": round(sum(r.tested_moons for r in results) / hands, 4),
+        "moon_against_rate": round(sum(r.moons_against for r in results) / hands, 4),
+        "field_moon_rate": round(sum(r.base_moons for r in results) / len(results), 4),
+        "play_ms_p50": round(_pct(play, 0.5), 2),
+        "play_ms_p99": round(_pct(play, 0.99), 2),
+        "pass_ms_p50": round(_pct(pas, 0.5), 2),
+        "pass_ms_p99": round(_pct(pas, 0.99), 2),
+        "seconds": round(seconds, 1),
+    }
+
+
+def print_row(r: Mapping[str, Any]) -> None:
+    print(
+        f"{r['preset']:16s} {r['tested']:>8s} vs {r['field']:8s} deals {r['deals']:5d}  "
+        f"tested {r['tested_pts']:6.2f} ±{r['tested_ci']:.2f}  field {r['field_pts']:6.2f}  "
+        f"diff {r['diff']:+6.2f} ±{r['diff_ci']:.2f}  moon {100 * r['tested_moon_rate']:.1f}%"
+        f" against {100 * r['moon_against_rate']:.1f}%  play p50/p99 "
+        f"{r['play_ms_p50']:.1f}/{r['play_ms_p99']:.1f} ms  pass p50/p99 "
+        f"{r['pass_ms_p50']:.1f}/{r['pass_ms_p99']:.1f} ms  ({r['seconds']:.0f} s)",
+        flush=True,
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--preset", action="append", help="preset(s) (default: classic)")
+    ap.add_argument("--tested", default="pro", help="level of the tested player")
+    ap.add_argument("--field", default="standard", help="level of the three (or more) others")
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--first-deal", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--tested-budget-ms", type=int, default=None)
+    ap.add_argument("--field-budget-ms", type=int, default=None)
+    args = ap.parse_args()
+    for preset in args.preset or ["classic"]:
+        jobs = [
+            (preset, args.tested, args.field, d, args.tested_budget_ms, args.field_budget_ms)
+            for d in range(args.first_deal, args.first_deal + args.deals)
+        ]
+        start = time.perf_counter()
+        if args.workers > 1:
+            with mp.get_context("fork").Pool(args.workers) as pool:
+                results = list(pool.imap_unordered(run_deal, jobs, chunksize=1))
+        else:
+            results = [run_deal(j) for j in jobs]
+        results.sort(key=lambda r: r.deal)
+        row = summarize(preset, args.tested, args.field, results, time.perf_counter() - start)
+        print_row(row)
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
