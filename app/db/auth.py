@@ -76,13 +76,15 @@ def revoke_token(db: Database, token: str, secret: str) -> bool:
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
-def revoke_all(db: Database, player_id: str) -> int:
-    """End every session of a player (e.g. after a password change)."""
+def revoke_all(db: Database, player_id: str, keep: tuple[str, str] | None = None) -> int:
+    """End every session of a player but the one `keep` = (token, secret) names."""
+    kept = _session_id(*keep) if keep else None
+    query = sa.update(AuthSession).where(
+        col(AuthSession.player_id) == player_id, col(AuthSession.revoked_at).is_(None)
+    )
+    if kept:
+        query = query.where(col(AuthSession.id) != kept)
     with db.session() as session:
-        result = session.execute(
-            sa.update(AuthSession)
-            .where(col(AuthSession.player_id) == player_id, col(AuthSession.revoked_at).is_(None))
-            .values(revoked_at=utcnow())
-        )
+        result = session.execute(query.values(revoked_at=utcnow()))
         session.commit()
         return int(result.rowcount)  # type: ignore[attr-defined]

@@ -111,3 +111,72 @@ class TcpProxy:
 
         await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
         self._writers.difference_update({writer, up_writer})
+
+
+def play_random_game(
+    preset: str, options: dict[str, Any], seed: int, seats: list[dict[str, Any]], rng_seed: int
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Play a whole game with random legal moves, as the live server would, and return the
+    outbox events it sends plus what the live game showed (tricks and results per hand)."""
+    import random
+
+    from app import engine
+
+    rng = random.Random(rng_seed)
+    rules = engine.make_rules(preset, options)
+    state = engine.new_game(rules, seed)
+    all_moves: list[list[Any]] = []
+    hand_moves: list[list[Any]] = []
+    events: list[dict[str, Any]] = []
+    live: dict[str, Any] = {"tricks": [], "results": []}
+    while state.phase != "over":
+        seat = rng.choice(engine.seats_to_act(state))
+        if state.phase == "pass":
+            cards = list(engine.cards_of(engine.passable_cards(state, seat)))
+            move: Any = engine.PassCards(frozenset(rng.sample(cards, state.pass_count)))
+        else:
+            move = rng.choice(engine.legal_moves(state, seat))
+        done = len(state.history)
+        state = engine.apply(state, seat, move)
+        entry = [seat, engine.move_to_json(move)]
+        all_moves.append(entry)
+        hand_moves.append(entry)
+        if len(state.history) > done:
+            result = state.history[-1]
+            live["tricks"].append([list(t.cards) for t in state.prev_tricks])
+            live["results"].append(list(result.points))
+            events.append(
+                {
+                    "kind": "hand",
+                    "table_id": f"live-{rng_seed}",
+                    "game_no": 1,
+                    "hand_no": result.hand_no,
+                    "preset": preset,
+                    "options": options,
+                    "seed": seed,
+                    "seats": seats,
+                    "points": list(result.points),
+                    "moon": result.moon if result.moon >= 0 else None,
+                    "pass_direction": result.direction,
+                    "moves": hand_moves,
+                }
+            )
+            hand_moves = []
+    events.append(
+        {
+            "kind": "game",
+            "table_id": f"live-{rng_seed}",
+            "game_no": 1,
+            "preset": preset,
+            "options": options,
+            "seed": seed,
+            "seats": seats,
+            "totals": list(state.scores),
+            "winners": list(state.winners),
+            "ended": "finished",
+            "moves": all_moves,
+        }
+    )
+    live["totals"] = list(state.scores)
+    live["final_state"] = engine.state_to_json(state)
+    return events, live

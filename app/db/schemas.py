@@ -1,0 +1,111 @@
+"""What the persistence API returns (the OpenAPI schema is built from these)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.db.models import PlayerPublic
+
+
+class Credentials(BaseModel):
+    name: str = Field(max_length=200)
+    password: str = Field(max_length=1000)
+
+
+class PasswordChange(BaseModel):
+    old_password: str = Field(max_length=1000)
+    new_password: str = Field(max_length=1000)
+
+
+class DeleteRequest(BaseModel):
+    # Required for an account; a guest may leave it out.
+    password: str | None = Field(default=None, max_length=1000)
+
+
+class TokenOut(BaseModel):
+    token: str
+    player: PlayerPublic
+
+
+class RatingPoint(BaseModel):
+    game_id: int
+    before: float
+    after: float
+    at: datetime
+
+
+class VariantStats(BaseModel):
+    variant: str
+    games: int  # finished games
+    wins: int  # finished games won (shared wins count)
+    abandoned: int
+    hands: int
+    average_points_per_hand: float | None
+    moons: int
+    rating: float | None
+    rated_games: int
+    rating_history: list[RatingPoint]
+
+
+class Profile(BaseModel):
+    player: PlayerPublic
+    variants: list[VariantStats]
+
+
+class LeaderboardEntry(BaseModel):
+    rank: int
+    player: PlayerPublic
+    rating: float
+    rated_games: int
+
+
+class Leaderboard(BaseModel):
+    variant: str
+    min_games: int
+    entries: list[LeaderboardEntry]
+
+
+class SeatOut(BaseModel):
+    seat: int
+    player_id: str | None
+    name: str | None  # None for a computer or a deleted account
+    bot_level: str | None
+    replaced_by_bot: bool
+    total: int | None
+    won: bool | None
+
+
+class HandOut(BaseModel):
+    hand_no: int
+    pass_direction: str | None
+    points: list[int]
+    moons: list[int]
+
+
+class GameOut(BaseModel):
+    id: int
+    table_id: str
+    game_no: int
+    variant: str
+    options: dict[str, Any]
+    players: int
+    status: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    hands_played: int
+    totals: list[int] | None
+    winners: list[int] | None
+    rated: bool
+    seats: list[SeatOut]
+
+
+class GameDetail(GameOut):
+    hands: list[HandOut]
+
+
+class GameList(BaseModel):
+    games: list[GameOut]
+    next_offset: int | None
