@@ -18,7 +18,6 @@ from app.engine.playout import Sim
 
 from .knowledge import Knowledge, View, mask_of_texts
 from .players import (
-    PASS_BUDGET_MS,
     PASS_HARD_CAP_MS,
     ROLLOUTS_PER_MS,
     Budget,
@@ -27,6 +26,8 @@ from .players import (
 from .standard import rollout, standard_pass, standard_tables
 
 HARD_CAP_MS = 1000
+# rollouts for a simulated pass (each builds a fresh position): about 0.5 s
+PASS_ROLLOUTS = 3000
 
 
 def expert_decision(k: Knowledge, rng: random.Random, budget_ms: int) -> int:
@@ -68,7 +69,7 @@ def simulated_pass(view: View, rules: Rules, rng: random.Random) -> int:
     off = {"left": 1, "right": n - 1, "across": 2, "other": 1}.get(view["pass_direction"], 0)
     if not off:
         return fallback
-    budget = Budget(PASS_BUDGET_MS * ROLLOUTS_PER_MS, PASS_HARD_CAP_MS)
+    budget = Budget(PASS_ROLLOUTS, PASS_HARD_CAP_MS)
     samples = max(10, min(200, budget.rollouts // len(cands)))
     play_rules = dataclasses.replace(rules, passing="none", first_lead="low_club")
     dummy = t.game == "dummy"
@@ -87,7 +88,7 @@ def simulated_pass(view: View, rules: Rules, rng: random.Random) -> int:
         for h in range(len(sizes)):
             if h == seat:
                 continue
-            if dummy and h == seat + 2:
+            if dummy and h == seat + 2 and own_half:
                 hands[h] = own_half
                 continue
             for c in unseen_cards[i : i + sizes[h]]:
