@@ -193,7 +193,7 @@ def test_the_package_never_reads_a_game_state() -> None:
 
     src = "".join(
         inspect.getsource(m)
-        for m in (bots, bots.knowledge, bots.players, bots.standard, bots.expert)  # type: ignore[attr-defined]
+        for m in (bots, bots.knowledge, bots.players, bots.standard, bots.expert)
     )
     assert "GameState" not in src.replace("``GameState``", "")
     assert "state_from_json" not in src
@@ -321,3 +321,22 @@ def test_standard_is_fast_enough_to_roll_out() -> None:
         s = apply(s, seat, move_from_json(choose_move("standard", view(s, seat), seed=0)))
     pts = rollout(Sim(s))
     assert sum(pts) in (26, 78)
+
+
+def test_bot_pool_runs_off_the_event_loop() -> None:
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    s = _positions("classic", 1, base=9)[0]
+    seat = seats_to_act(s)[0]
+    v = view(s, seat)
+    pool = bots.BotPool(executor=ThreadPoolExecutor(max_workers=1))
+
+    async def go() -> dict[str, object]:
+        return await pool.choose("pro", v, seed=5, budget_ms=SMALL_BUDGET)
+
+    try:
+        mv = asyncio.run(go())
+    finally:
+        pool.close()
+    assert mv == choose_move("pro", v, seed=5, budget_ms=SMALL_BUDGET)
