@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from logging.config import fileConfig
 
+import sqlalchemy as sa
 from alembic import context
 from sqlmodel import SQLModel
 
@@ -58,6 +59,10 @@ def _run(connection: object) -> None:
         compare_type=True,
     )
     with context.begin_transaction():
+        if connection.dialect.name == "postgresql":  # type: ignore[attr-defined]
+            # Several replicas may migrate at start: one at a time, the others then find the
+            # schema at head. The lock ends with the migration's transaction.
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(7256384910)"))  # type: ignore[attr-defined]
         context.run_migrations()
 
 

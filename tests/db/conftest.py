@@ -108,7 +108,7 @@ def pg_database(pg_url: str) -> Iterator[Database]:
 
 
 @pytest_asyncio.fixture
-async def real_redis() -> AsyncIterator[Any]:
+async def real_redis(stream_key: str) -> AsyncIterator[Any]:
     import redis.asyncio as aioredis
 
     client = aioredis.from_url(REDIS_URL, socket_connect_timeout=3)
@@ -120,6 +120,7 @@ async def real_redis() -> AsyncIterator[Any]:
     try:
         yield client
     finally:
+        await client.delete(stream_key, stream_key + ":dead")
         await client.aclose()
 
 
