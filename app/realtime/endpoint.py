@@ -189,13 +189,20 @@ async def _serve(
             receiving = None
             if raw is None:
                 return
-            if not limit.allow():
-                conn.send(m.error("rate_limited", "too many messages; slow down"))
-                continue
             try:
                 msg = m.parse_client(raw, settings.ws_max_message_bytes)
             except m.ProtocolError as exc:
                 conn.send(m.error(exc.code, exc.message, exc.msg_id))
+                continue
+            if not limit.allow():
+                msg_id = msg.data.get("id")
+                conn.send(
+                    m.error(
+                        "rate_limited",
+                        "too many messages; slow down",
+                        msg_id if isinstance(msg_id, str) else None,
+                    )
+                )
                 continue
             await _dispatch(services, table_id, conn, actor, msg)
     finally:

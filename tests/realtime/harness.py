@@ -1,0 +1,214 @@
+"""Real servers and real WebSocket clients for the realtime tests.
+
+``in_process_server`` runs uvicorn inside the test's event loop (a real TCP port), with a
+fakeredis server the test can read too; ``subprocess_server`` runs ``python -m app``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import uvicorn
+import websockets
+
+from app.main import create_app
+from app.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextlib.asynccontextmanager
+async def in_process_server(settings: Settings, fake_server: Any = None) -> AsyncIterator[str]:
+    app = create_app(settings, fake_redis_server=fake_server)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, log_level="warning", ws="websockets-sansio", lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    for _ in range(500):
+        if server.started:
+            break
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 15)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def subprocess_server(env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``python -m app`` on a free port; yields (host:port, process)."""
+    port = free_port()
+    full_env = {**os.environ, **env, "HEARTS_PORT": str(port), "HEARTS_LOG_LEVEL": "warning"}
+    proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=full_env)
+    address = f"127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited with {proc.returncode}")
+            try:
+                if httpx.get(f"http://{address}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not start")
+            time.sleep(0.1)
+        yield address, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+async def guest(address: str, name: str) -> tuple[str, str]:
+    """Sign in a guest: (token, player id)."""
+    async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+        r = await http.post("/api/guest", json={"name": name})
+        r.raise_for_status()
+        data = r.json()
+        return data["token"], data["player"]["id"]
+
+
+async def create_table(address: str, token: str, **body: Any) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+        r = await http.post("/api/tables", json=body, headers={"Authorization": f"Bearer {token}"})
+        r.raise_for_status()
+        data: dict[str, Any] = r.json()
+        return data
+
+
+class Client:
+    """One WebSocket on one table, recording every message it receives."""
+
+    def __init__(self, address: str, table_id: str, token: str | None, name: str = "") -> None:
+        self.url = f"ws://{address}/ws/tables/{table_id}"
+        self.token = token
+        self.name = name
+        self.messages: list[dict[str, Any]] = []
+        self.raw: list[str] = []
+        self.ws: Any = None
+        self._reader: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+        self._n = 0
+        self.closed_code: int | None = None
+
+    async def connect(self, last_version: int | None = None, invite: str | None = None) -> None:
+        self.ws = await websockets.connect(self.url, max_size=2**22)
+        hello: dict[str, Any] = {"type": "hello", "token": self.token}
+        if last_version is not None:
+            hello["last_version"] = last_version
+        if invite is not None:
+            hello["invite"] = invite
+        await self.send(hello)
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                self.raw.append(raw)
+                self.messages.append(orjson.loads(raw))
+                self._changed.set()
+        except websockets.ConnectionClosed as exc:
+            self.closed_code = exc.rcvd.code if exc.rcvd else None
+        finally:
+            if self.closed_code is None and self.ws.close_code is not None:
+                self.closed_code = self.ws.close_code
+            self._changed.set()
+
+    async def send(self, msg: dict[str, Any] | str | bytes) -> None:
+        if isinstance(msg, dict):
+            msg = orjson.dumps(msg).decode()
+        await self.ws.send(msg)
+
+    async def command(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Send a command with a fresh id and wait for its ack or error."""
+        self._n += 1
+        msg_id = fields.pop("id", None) or f"{self.name}-{self._n}-{random.random()}"
+        await self.send({"type": kind, "id": msg_id, **fields})
+        return await self.wait(lambda m: m.get("id") == msg_id and m["type"] in ("ack", "error"))
+
+    async def wait(
+        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 20.0, start: int = 0
+    ) -> dict[str, Any]:
+        deadline = asyncio.get_running_loop().time() + timeout
+        seen = start
+        while True:
+            for msg in self.messages[seen:]:
+                if pred(msg):
+                    return msg
+            seen = len(self.messages)
+            if self._reader is not None and self._reader.done():
+                raise AssertionError(f"{self.name}: socket closed ({self.closed_code})")
+            self._changed.clear()
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise AssertionError(f"{self.name}: timed out; last: {self.messages[-3:]}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+
+    def last_state(self) -> dict[str, Any] | None:
+        for msg in reversed(self.messages):
+            if msg["type"] == "state":
+                return msg
+        return None
+
+    async def wait_state(
+        self, pred: Callable[[dict[str, Any]], bool], timeout: float = 20.0
+    ) -> dict[str, Any]:
+        return await self.wait(lambda m: m["type"] == "state" and pred(m), timeout)
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                await self._reader
+
+
+def pick_move(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    """A random legal move from a seat's view (its ``legal`` field), as the protocol wants."""
+    legal = view.get("legal")
+    if not legal:
+        return None
+    kind = legal["type"]
+    if kind == "pass":
+        return {"type": "pass", "cards": rng.sample(legal["cards"], legal["count"])}
+    if kind == "play":
+        move: dict[str, Any] = {"type": "play", "card": rng.choice(legal["cards"])}
+        if legal.get("faces"):
+            move["face"] = rng.choice(legal["faces"])
+        return move
+    if kind == "direction":
+        return {"type": "direction", "direction": rng.choice(legal["directions"])}
+    if kind == "moon":
+        return {"type": "moon", "choice": rng.choice(legal["choices"])}
+    raise AssertionError(f"unknown legal move type {kind}")

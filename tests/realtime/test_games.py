@@ -1,0 +1,199 @@
+"""Full games of every preset over real WebSockets, with a hidden-card scan of every message.
+
+Each seat is a scripted client that plays a random legal move from its own view. The test
+rebuilds the game from the seed and the acknowledged moves, and checks that every message
+to every seat and spectator holds exactly that recipient's engine view and no card the
+recipient may not see (another hand, a pass, a dead card, the other half dummy).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+from typing import Any
+
+import fakeredis
+import orjson
+import pytest
+
+from app import engine
+from app.settings import Settings
+from app.store import keys
+from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
+
+pytestmark = pytest.mark.asyncio
+
+CARD_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9])(?:[2-9TJQKA][CDSH](?:/[2-9TJQKA][CDSH])?|JK\d)(?![A-Za-z0-9])"
+)
+
+PUBLIC_PLAYED = ("trick", "tricks", "previous_tricks", "history")
+
+# A short game keeps the suite quick; presets with a target score use a lower one.
+SHORT = {"end": "hands", "hands": 2}
+
+
+def settings_for(tmp_path: Any, **extra: Any) -> Settings:
+    return Settings(
+        database_url=f"sqlite:///{tmp_path}/hearts.sqlite3",
+        turn_timer_seconds=0,
+        bot_delay_min_ms=0,
+        bot_delay_max_ms=0,
+        due_poll_seconds=0.05,
+        ws_rate_per_second=1000,
+        **extra,
+    )
+
+
+async def play_to_end(
+    clients: list[Client], seats: list[int], seed: int
+) -> dict[int, tuple[int, dict[str, Any]]]:
+    """Every scripted seat moves whenever its view says so; returns version -> (seat, move)."""
+    applied: dict[int, tuple[int, dict[str, Any]]] = {}
+    done = asyncio.Event()
+
+    async def seat_loop(client: Client, seat: int) -> None:
+        rng = random.Random(seed * 10 + seat)
+        acted_at = -1
+        seen = 0
+        while not done.is_set():
+            msg = await client.wait(lambda m: m["type"] == "state", start=seen)
+            seen = client.messages.index(msg) + 1
+            latest = client.last_state()
+            assert latest is not None
+            if latest["table"]["status"] == "over":
+                done.set()
+                return
+            view = latest["view"]
+            if view is None or latest["version"] <= acted_at:
+                continue
+            move = pick_move(view, rng)
+            if move is None:
+                continue
+            acted_at = latest["version"]
+            reply = await client.command("move", move=move, version=latest["version"])
+            if reply["type"] == "ack":
+                applied[reply["version"]] = (seat, move)
+            else:
+                assert reply["code"] in ("stale_version",), reply
+
+    tasks = [asyncio.create_task(seat_loop(c, s)) for c, s in zip(clients, seats, strict=True)]
+    await asyncio.wait_for(asyncio.gather(*tasks), 240)
+    return applied
+
+
+def card_text(state: Any, card: int) -> str:
+    if state.t.game == "double":
+        return str(engine.double_card_str(card))
+    return str(engine.card_str(card))
+
+
+def hidden_cards(state: Any, seat: int | None) -> set[str]:
+    """Cards ``seat`` may not see now: other holders' hands and dead cards, less own passes."""
+    t = state.t
+    hidden = 0
+    for holder, mask in enumerate(state.hands):
+        if seat is None or t.owner[holder] != seat:
+            hidden |= mask
+    hidden |= state.dead
+    if seat is not None and state.passes[seat]:
+        hidden &= ~state.passes[seat]
+        if state.phase not in ("pass", "direction"):
+            n = t.n
+            hidden &= ~state.passes[(seat - state.pass_offset) % n]
+    return {card_text(state, c) for c in engine.cards_of(hidden)}
+
+
+def scan(
+    client: Client,
+    seat: int | None,
+    rules: Any,
+    seed: int,
+    applied: dict[int, tuple[int, dict[str, Any]]],
+    start_version: int,
+) -> int:
+    """Check every message one recipient got; returns how many state messages were checked."""
+    versions = sorted(applied)
+    checked = 0
+    allowed_extra = set(CARD_TOKEN.findall(orjson.dumps(rules.to_options()).decode()))
+    for raw, msg in zip(client.raw, client.messages, strict=True):
+        tokens = set(CARD_TOKEN.findall(raw))
+        if msg["type"] == "events":
+            for event in msg["events"]:
+                assert "cards" not in event.get("move", {}), f"a pass leaked: {event}"
+                if event.get("kind") == "move" and event["move"]["type"] == "play":
+                    sent = engine.move_from_json(applied[event["v"]][1])
+                    assert sent == engine.move_from_json(event["move"])
+            continue
+        if msg["type"] != "state" or msg["view"] is None:
+            assert not tokens - allowed_extra, (msg["type"], tokens)
+            continue
+        version = msg["version"]
+        if version < start_version:
+            continue
+        state = engine.new_game(rules, seed)
+        for v in versions:
+            if v > version:
+                break
+            s, move = applied[v]
+            state = engine.apply(state, s, engine.move_from_json(move))
+        expected = orjson.loads(orjson.dumps(engine.view(state, seat)))
+        assert msg["view"] == expected, f"seat {seat} got a view that is not its own at v{version}"
+        # Played cards (tricks, history) are public even when the same card names sit in
+        # another hand of a later deal; scan everything else.
+        private = {k: v for k, v in msg["view"].items() if k not in PUBLIC_PLAYED}
+        rest = {**msg, "view": private}
+        leaked = set(CARD_TOKEN.findall(orjson.dumps(rest).decode())) & hidden_cards(state, seat)
+        assert not leaked, f"seat {seat} saw hidden cards {leaked} at v{version}"
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize(
+    ("preset", "options"),
+    [(p, SHORT) for p in sorted(engine.PRESETS)] + [("classic", {})],
+    ids=[*sorted(engine.PRESETS), "classic-to-100"],
+)
+async def test_full_game_of_every_preset_with_leak_scan(
+    preset: str, options: dict[str, Any], tmp_path: Any
+) -> None:
+    fake = fakeredis.FakeServer()
+    settings = settings_for(tmp_path)
+    async with in_process_server(settings, fake) as address:
+        rules0 = engine.make_rules(preset)
+        players = rules0.players
+        names = [f"P{i}" for i in range(players)]
+        logins = [await guest(address, n) for n in names]
+        created = await create_table(address, logins[0][0], preset=preset, options=options)
+        table_id = created["table"]["id"]
+        clients = [
+            Client(address, table_id, tok, name)
+            for (tok, _), name in zip(logins, names, strict=True)
+        ]
+        spectator = Client(address, table_id, None, "spectator")
+        for client in clients:
+            await client.connect()
+        await spectator.connect()
+        for i, client in enumerate(clients[1:], start=1):
+            reply = await client.command("sit", seat=i)
+            assert reply["type"] == "ack", reply
+        reply = await clients[0].command("start")
+        assert reply["type"] == "ack", reply
+        start_version = reply["version"]
+        redis = fakeredis.FakeAsyncRedis(server=fake)
+        blob = orjson.loads(await redis.get(keys.state_key(table_id)))
+        seed = int(blob["seed"])
+        rules = engine.make_rules(preset, blob["options"])
+
+        applied = await play_to_end(clients, list(range(players)), seed)
+
+        final = await spectator.wait_state(lambda m: m["table"]["status"] == "over")
+        assert final["view"]["phase"] == "over" and final["view"]["winners"]
+        await asyncio.sleep(0.1)
+        for seat, client in enumerate(clients):
+            assert scan(client, seat, rules, seed, applied, start_version) > 0
+        assert scan(spectator, None, rules, seed, applied, start_version) > 0
+        for client in (*clients, spectator):
+            await client.close()
+        await redis.aclose()
