@@ -20,6 +20,7 @@ import json
 import math
 import multiprocessing as mp
 import statistics
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -195,22 +196,37 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--tested-budget-ms", type=int, default=None)
     ap.add_argument("--field-budget-ms", type=int, default=None)
+    ap.add_argument("--progress", type=int, default=50, help="print a partial summary every N")
     args = ap.parse_args()
     for preset in args.preset or ["classic"]:
-        jobs = [
-            (preset, args.tested, args.field, d, args.tested_budget_ms, args.field_budget_ms)
-            for d in range(args.first_deal, args.first_deal + args.deals)
-        ]
-        start = time.perf_counter()
-        if args.workers > 1:
-            with mp.get_context("fork").Pool(args.workers) as pool:
-                results = list(pool.imap_unordered(run_deal, jobs, chunksize=1))
-        else:
-            results = [run_deal(j) for j in jobs]
-        results.sort(key=lambda r: r.deal)
-        row = summarize(preset, args.tested, args.field, results, time.perf_counter() - start)
+        row = run_preset(preset, args)
         print_row(row)
         print(json.dumps(row), flush=True)
+
+
+def run_preset(preset: str, args: argparse.Namespace) -> dict[str, Any]:
+    jobs = [
+        (preset, args.tested, args.field, d, args.tested_budget_ms, args.field_budget_ms)
+        for d in range(args.first_deal, args.first_deal + args.deals)
+    ]
+    start = time.perf_counter()
+    results: list[DealResult] = []
+
+    def progress(r: DealResult) -> None:
+        results.append(r)
+        if args.progress and len(results) % args.progress == 0 and len(results) < len(jobs):
+            row = summarize(preset, args.tested, args.field, results, time.perf_counter() - start)
+            print("partial:", json.dumps(row), file=sys.stderr, flush=True)
+
+    if args.workers > 1:
+        with mp.get_context("fork").Pool(args.workers) as pool:
+            for r in pool.imap_unordered(run_deal, jobs, chunksize=1):
+                progress(r)
+    else:
+        for j in jobs:
+            progress(run_deal(j))
+    results.sort(key=lambda r: r.deal)
+    return summarize(preset, args.tested, args.field, results, time.perf_counter() - start)
 
 
 if __name__ == "__main__":

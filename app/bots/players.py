@@ -106,18 +106,14 @@ def choose_direction(view: View, rng: random.Random, level: str) -> dict[str, ob
 def choose_moon(view: View, rules: Rules, rng: random.Random, level: str) -> dict[str, object]:
     if level == "easy":
         return {"type": "moon", "choice": rng.choice(["self", "others"])}
-    # both choices move the shooter 26 against everyone; "others" unless it ends the game
-    # with someone else lowest
+    # both choices move the shooter 26 points against everyone else; "others" unless that ends
+    # the game with someone else lowest
     seat = view["seat"]
     scores: list[int] = list(view["scores"])
-    total = 26
-    others = [s + (0 if i == seat else total) for i, s in enumerate(scores)]
-    selfish = [s - (total if i == seat else 0) for i, s in enumerate(scores)]
+    others = [s + (0 if i == seat else 26) for i, s in enumerate(scores)]
     target = rules.target_score if rules.end == "score" else 10**9
     if max(others) >= target and min(others) < others[seat]:
         return {"type": "moon", "choice": "self"}
-    if max(selfish) >= target and min(selfish) < selfish[seat]:
-        return {"type": "moon", "choice": "others"}
     return {"type": "moon", "choice": "others"}
 
 
