@@ -153,8 +153,11 @@ class Client:
         """Send a command with a fresh id and wait for its ack or error."""
         self._n += 1
         msg_id = fields.pop("id", None) or f"{self.name}-{self._n}-{random.random()}"
+        start = len(self.messages)
         await self.send({"type": kind, "id": msg_id, **fields})
-        return await self.wait(lambda m: m.get("id") == msg_id and m["type"] in ("ack", "error"))
+        return await self.wait(
+            lambda m: m.get("id") == msg_id and m["type"] in ("ack", "error"), start=start
+        )
 
     async def wait(
         self, pred: Callable[[dict[str, Any]], bool], timeout: float = 20.0, start: int = 0
