@@ -1,8 +1,11 @@
 """FastAPI dependencies of the persistence API, read from the app's state.
 
-The app sets `app.state.database` (`app.db.Database`), `app.state.redis` (an asyncio Redis client,
-or fakeredis) and `app.state.settings.secret_key` (or `app.state.secret_key`, which wins, for a
-secret made up at start).
+Each is looked up on `app.state` first, then on `app.state.services` (the server's bundle):
+- the database: `state.database`, else `state.services.database` (an `app.db.Database`);
+- Redis: `state.redis`, else `state.services.redis` (asyncio client or fakeredis; without one,
+  logins are not rate-limited);
+- the token secret: `state.secret_key`, else `state.settings.effective_secret()`, else
+  `state.settings.secret_key`.
 """
 
 from __future__ import annotations
@@ -22,8 +25,16 @@ TOKEN_COOKIE = "hearts_token"
 _bearer = HTTPBearer(auto_error=False, description="a session token from login or register")
 
 
+def _state(request: Request, name: str) -> Any:
+    state = request.app.state
+    value = getattr(state, name, None)
+    if value is None:
+        value = getattr(getattr(state, "services", None), name, None)
+    return value
+
+
 def get_database(request: Request) -> Database:
-    database = getattr(request.app.state, "database", None)
+    database = _state(request, "database")
     if database is None:
         raise HTTPException(503, detail={"code": "no_database", "message": "no database"})
     return database  # type: ignore[no-any-return]
@@ -31,8 +42,10 @@ def get_database(request: Request) -> Database:
 
 def get_secret(request: Request) -> str:
     secret = getattr(request.app.state, "secret_key", None)
+    settings = getattr(request.app.state, "settings", None)
+    if not secret and callable(getattr(settings, "effective_secret", None)):
+        secret = settings.effective_secret()  # type: ignore[union-attr]
     if not secret:
-        settings = getattr(request.app.state, "settings", None)
         secret = getattr(settings, "secret_key", None)
     if not secret:
         raise HTTPException(503, detail={"code": "no_secret", "message": "no secret key set"})
@@ -40,7 +53,7 @@ def get_secret(request: Request) -> str:
 
 
 def get_redis(request: Request) -> Any:
-    return getattr(request.app.state, "redis", None)
+    return _state(request, "redis")
 
 
 DatabaseDep = Annotated[Database, Depends(get_database)]
