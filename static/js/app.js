@@ -1,0 +1,75 @@
+// Entry point: the top bar, preferences, and which page to show.
+//   /                        lobby
+//   /?table=ID[&invite=X]    a table (play or watch); invite links look like this
+//   /?replay=GAME_ID         the replay of a finished game
+
+import { checkSession, session, signOut } from "./api.js";
+import { h, fill } from "./dom.js";
+import { applyPrefs, prefs, setPref } from "./prefs.js";
+
+applyPrefs();
+
+let current = null; // the page shown: {destroy()}
+
+function renderWho() {
+  const who = document.getElementById("who");
+  const player = session.player;
+  if (!player) {
+    fill(who);
+    return;
+  }
+  fill(
+    who,
+    h("span", { class: "who-name", title: player.is_guest ? "Playing as a guest" : "Signed in" },
+      player.name, player.is_guest ? " (guest)" : ""),
+    h("button", {
+      type: "button",
+      class: "btn ghost small",
+      onclick: async () => {
+        await signOut();
+        location.href = "/";
+      },
+    }, "Sign out"),
+  );
+}
+
+function setupPrefs() {
+  const dialog = document.getElementById("prefs-dialog");
+  const four = document.getElementById("pref-four");
+  const anim = document.getElementById("pref-anim");
+  document.getElementById("prefs-button").addEventListener("click", () => {
+    four.checked = !!prefs.fourColour;
+    anim.checked = !!prefs.animations;
+    dialog.showModal();
+  });
+  four.addEventListener("change", () => setPref("fourColour", four.checked));
+  anim.addEventListener("change", () => setPref("animations", anim.checked));
+}
+
+async function route() {
+  const params = new URLSearchParams(location.search);
+  const main = document.getElementById("main");
+  if (current && current.destroy) current.destroy();
+  fill(main);
+  if (params.get("table")) {
+    const { mountTable } = await import("./table.js");
+    current = mountTable(main, params.get("table"), {
+      invite: params.get("invite"),
+      autoSit: params.get("sit") === "1",
+    });
+  } else if (params.get("replay")) {
+    const { mountReplay } = await import("./replay.js");
+    current = mountReplay(main, params.get("replay"));
+  } else {
+    const { mountLobby } = await import("./lobby.js");
+    current = mountLobby(main);
+  }
+}
+
+window.addEventListener("hearts:identity", renderWho);
+window.addEventListener("popstate", route);
+
+setupPrefs();
+renderWho();
+checkSession().finally(renderWho);
+route();

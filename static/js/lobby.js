@@ -1,0 +1,588 @@
+// The lobby: who you are, the live list of public tables, creating a table, invite links,
+// and your finished games (replays).
+
+import { ApiError, api, logIn, register, session, signInAsGuest } from "./api.js";
+import { h, fill, toast } from "./dom.js";
+import {
+  BOT_LABELS,
+  DECKS_BY_PLAYERS,
+  DUMMY_PASSING_LABELS,
+  GAME_LABELS,
+  OPTION_HELP,
+  PASSING_BY_GAME,
+  PASS_COUNT_BY_PLAYERS,
+  botLabel,
+  relativeSeat,
+  valueLabel,
+} from "./labels.js";
+import { LiveSocket } from "./socket.js";
+
+const TIMERS = [
+  [0, "No timer"],
+  [15, "15 seconds a turn"],
+  [30, "30 seconds a turn"],
+  [60, "1 minute a turn"],
+  [120, "2 minutes a turn"],
+];
+
+export function mountLobby(root) {
+  const lobby = new Lobby(root);
+  lobby.start();
+  return lobby;
+}
+
+class Lobby {
+  constructor(root) {
+    this.root = root;
+    this.presets = [];
+    this.options = [];
+    this.botLevels = ["easy", "standard", "pro"];
+    this.tables = new Map();
+    this.socket = null;
+    this.onIdentity = () => {
+      this.renderIdentity();
+      this.renderTables();
+      this.loadMyGames();
+    };
+  }
+
+  start() {
+    document.title = "Lobby \u2013 Hearts Online";
+    this.identityBox = h("section", { class: "panel identity", "aria-labelledby": "id-title" });
+    this.tablesBox = h("section", { class: "panel tables", "aria-labelledby": "tables-title" });
+    this.createBox = h("section", { class: "panel create", "aria-labelledby": "create-title" });
+    this.inviteBox = h("section", { class: "panel invite", "aria-labelledby": "invite-title" });
+    this.gamesBox = h("section", { class: "panel games", "aria-labelledby": "games-title", hidden: true });
+    fill(
+      this.root,
+      h("div", { class: "lobby" },
+        h("div", { class: "lobby-col" }, this.identityBox, this.tablesBox, this.inviteBox),
+        h("div", { class: "lobby-col" }, this.createBox, this.gamesBox)),
+    );
+    this.renderIdentity();
+    this.renderTablesFrame();
+    this.renderInvite();
+    fill(this.createBox, h("h2", { id: "create-title" }, "Create a table"), h("p", { class: "hint" }, "Loading the options\u2026"));
+    window.addEventListener("hearts:identity", this.onIdentity);
+    this.loadPresets();
+    this.connectLobby();
+    this.loadMyGames();
+  }
+
+  destroy() {
+    window.removeEventListener("hearts:identity", this.onIdentity);
+    if (this.socket) this.socket.close();
+  }
+
+  // -- who you are ---------------------------------------------------------------------------
+
+  renderIdentity() {
+    const player = session.player;
+    if (player) {
+      const children = [
+        h("h2", { id: "id-title" }, "You"),
+        h("p", {}, "Playing as ", h("strong", { class: "me-name" }, player.name), player.is_guest ? " (guest)." : "."),
+      ];
+      if (player.is_guest) {
+        children.push(
+          h("details", { class: "register" },
+            h("summary", {}, "Keep your games: create an account"),
+            this.accountForm("register")),
+        );
+      }
+      fill(this.identityBox, ...children);
+      return;
+    }
+    const guestName = h("input", {
+      id: "guest-name", name: "name", maxlength: "24", required: true, autocomplete: "nickname",
+      placeholder: "e.g. Alex",
+    });
+    const guestError = h("p", { class: "form-error", role: "alert" });
+    const guestForm = h("form", {
+      class: "guest-form",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        guestError.textContent = "";
+        const name = guestName.value.trim();
+        if (!name) {
+          guestError.textContent = "Type a name first.";
+          guestName.focus();
+          return;
+        }
+        try {
+          await signInAsGuest(name);
+        } catch (error) {
+          guestError.textContent = error.message;
+        }
+      },
+    },
+    h("label", { for: "guest-name" }, "Your name at the table"),
+    h("div", { class: "row" }, guestName, h("button", { type: "submit", class: "btn primary", id: "guest-go" }, "Play as a guest")),
+    guestError);
+    fill(
+      this.identityBox,
+      h("h2", { id: "id-title" }, "Who are you?"),
+      guestForm,
+      h("details", { class: "login" }, h("summary", {}, "I have an account: log in"), this.accountForm("login")),
+    );
+  }
+
+  accountForm(kind) {
+    const prefix = kind === "login" ? "login" : "reg";
+    const name = h("input", { id: `${prefix}-name`, autocomplete: "username", maxlength: "24", required: true });
+    const password = h("input", {
+      id: `${prefix}-password`, type: "password", required: true, maxlength: "128",
+      autocomplete: kind === "login" ? "current-password" : "new-password",
+    });
+    const error = h("p", { class: "form-error", role: "alert" });
+    const submit = async (event) => {
+      event.preventDefault();
+      error.textContent = "";
+      try {
+        if (kind === "login") await logIn(name.value.trim(), password.value);
+        else await register(name.value.trim(), password.value);
+        toast(kind === "login" ? "Signed in." : "Account created.");
+      } catch (e) {
+        error.textContent = e instanceof ApiError && e.status === 404
+          ? "Accounts are not available on this server."
+          : e.message;
+      }
+    };
+    return h("form", { class: "account-form", onsubmit: submit },
+      h("label", { for: `${prefix}-name` }, "Account name"), name,
+      h("label", { for: `${prefix}-password` }, kind === "login" ? "Password" : "Password (8 characters or more)"), password,
+      h("div", { class: "row" },
+        h("button", { type: "submit", class: "btn" }, kind === "login" ? "Log in" : "Create account")),
+      error);
+  }
+
+  requireName() {
+    if (session.player) return true;
+    toast("Choose a name first (a guest name is enough).", "error");
+    const input = document.getElementById("guest-name");
+    if (input) input.focus();
+    return false;
+  }
+
+  // -- public tables -------------------------------------------------------------------------
+
+  renderTablesFrame() {
+    this.filterGame = h("select", { id: "filter-game", onchange: () => this.renderTables() },
+      h("option", { value: "" }, "All games"),
+      Object.entries(GAME_LABELS).map(([game, label]) => h("option", { value: game }, label)));
+    this.filterOpen = h("input", { type: "checkbox", id: "filter-open", onchange: () => this.renderTables() });
+    this.tableList = h("ul", { class: "table-list", "aria-live": "polite", "aria-relevant": "additions removals" });
+    fill(
+      this.tablesBox,
+      h("h2", { id: "tables-title" }, "Public tables"),
+      h("div", { class: "filters row" },
+        h("label", { for: "filter-game" }, "Game"), this.filterGame,
+        h("label", { class: "check" }, this.filterOpen, " Only tables with a free seat")),
+      this.tableList,
+    );
+    this.renderTables();
+  }
+
+  connectLobby() {
+    this.socket = new LiveSocket("/ws/lobby", {
+      onMessage: (msg) => {
+        if (msg.type === "lobby") {
+          this.tables = new Map(msg.tables.map((t) => [t.id, t]));
+          this.renderTables();
+        } else if (msg.type === "lobby_update") {
+          for (const t of msg.tables || []) this.tables.set(t.id, t);
+          for (const id of msg.removed || []) this.tables.delete(id);
+          this.renderTables();
+        }
+      },
+    });
+    this.socket.connect();
+  }
+
+  presetInfo(id) {
+    return this.presets.find((p) => p.id === id);
+  }
+
+  renderTables() {
+    if (!this.tableList) return;
+    const game = this.filterGame.value;
+    const onlyOpen = this.filterOpen.checked;
+    const rows = [...this.tables.values()]
+      .filter((t) => {
+        const info = this.presetInfo(t.preset);
+        if (game && info && info.game !== game) return false;
+        if (onlyOpen && !(t.open_seats > 0 && t.status !== "over")) return false;
+        return true;
+      })
+      .sort((a, b) => (b.created_ms || 0) - (a.created_ms || 0));
+    if (!rows.length) {
+      fill(this.tableList, h("li", { class: "empty" }, this.tables.size ? "No table matches these filters." : "No public table yet: create one!"));
+      return;
+    }
+    fill(this.tableList, rows.map((t) => this.tableRow(t)));
+  }
+
+  tableRow(t) {
+    const info = this.presetInfo(t.preset);
+    const status = t.status === "waiting" ? "Waiting for players"
+      : t.status === "playing" ? `Playing${t.game_no > 1 ? `, game ${t.game_no}` : ""}` : "Game over";
+    const seats = (t.seats || []).map((s) => {
+      let text;
+      if (s.kind === "open") text = "free seat";
+      else if (s.kind === "bot") text = `Computer (${botLabel(s.level)})`;
+      else text = s.name || "Player";
+      return h("li", { class: `seat-chip ${s.kind}` }, text, s.away ? " \u00b7 away" : "");
+    });
+    const canSit = t.open_seats > 0 && t.status !== "over";
+    const title = (info && info.label) || t.preset;
+    return h("li", { class: "table-row", "data-table": t.id },
+      h("div", { class: "table-row-main" },
+        h("strong", {}, title),
+        h("span", { class: "meta" }, ` \u00b7 ${status} \u00b7 ${t.turn_timer ? `${t.turn_timer} s turns` : "no timer"}${t.spectators ? ` \u00b7 ${t.spectators} watching` : ""}`),
+        h("ul", { class: "seat-chips", "aria-label": "Seats" }, seats)),
+      h("div", { class: "table-row-actions" },
+        canSit ? h("a", {
+          class: "btn primary small", href: `/?table=${encodeURIComponent(t.id)}&sit=1`,
+          "aria-label": `Sit down at ${title}`,
+          onclick: (event) => {
+            if (!this.requireName()) event.preventDefault();
+          },
+        }, "Sit down") : null,
+        h("a", { class: "btn small", href: `/?table=${encodeURIComponent(t.id)}`, "aria-label": `Watch ${title}` }, "Watch")));
+  }
+
+  // -- invite links --------------------------------------------------------------------------
+
+  renderInvite() {
+    const input = h("input", { id: "invite-link", placeholder: "https://\u2026/?table=\u2026&invite=\u2026" });
+    const error = h("p", { class: "form-error", role: "alert" });
+    fill(
+      this.inviteBox,
+      h("h2", { id: "invite-title" }, "Join by invite link"),
+      h("form", {
+        onsubmit: (event) => {
+          event.preventDefault();
+          error.textContent = "";
+          let url;
+          try {
+            url = new URL(input.value.trim(), location.origin);
+          } catch {
+            url = null;
+          }
+          const table = url && url.searchParams.get("table");
+          if (!table) {
+            error.textContent = "That does not look like an invite link (it has ?table=\u2026 in it).";
+            return;
+          }
+          const invite = url.searchParams.get("invite");
+          location.href = `/?table=${encodeURIComponent(table)}${invite ? `&invite=${encodeURIComponent(invite)}` : ""}`;
+        },
+      },
+      h("label", { for: "invite-link" }, "Paste the link a friend sent you"),
+      h("div", { class: "row" }, input, h("button", { type: "submit", class: "btn" }, "Open"))),
+      error,
+    );
+  }
+
+  // -- creating a table ----------------------------------------------------------------------
+
+  async loadPresets() {
+    try {
+      const data = await api("/api/presets", { auth: false });
+      this.presets = data.presets;
+      this.options = data.options;
+      if (data.bot_levels && data.bot_levels.length) this.botLevels = data.bot_levels;
+    } catch (error) {
+      fill(this.createBox, h("h2", { id: "create-title" }, "Create a table"), h("p", { class: "form-error" }, `The options could not be loaded: ${error.message}`));
+      return;
+    }
+    this.renderCreate();
+    this.renderTables();
+  }
+
+  renderCreate() {
+    const presetSelect = h("select", { id: "create-preset", name: "preset" });
+    const groups = {};
+    for (const p of this.presets) {
+      (groups[p.game] ||= []).push(p);
+    }
+    for (const [game, presets] of Object.entries(groups)) {
+      presetSelect.appendChild(h("optgroup", { label: GAME_LABELS[game] || game },
+        presets.map((p) => h("option", { value: p.id }, p.label))));
+    }
+    presetSelect.value = "classic";
+    this.optionsBox = h("fieldset", { class: "options" });
+    this.seatsBox = h("fieldset", { class: "seats-choice" });
+    const visibility = h("fieldset", { class: "visibility" },
+      h("legend", {}, "Who can find the table"),
+      h("label", { class: "check" }, h("input", { type: "radio", name: "visibility", value: "public", checked: true }),
+        " Public: listed in the lobby, anyone may sit or watch"),
+      h("label", { class: "check" }, h("input", { type: "radio", name: "visibility", value: "private" }),
+        " Private: only people with the invite link"));
+    const timer = h("select", { id: "create-timer", name: "timer" },
+      TIMERS.map(([value, label]) => h("option", { value: String(value), selected: value === 30 }, label)));
+    const autoStart = h("input", { type: "checkbox", id: "create-autostart", checked: true });
+    const error = h("p", { class: "form-error", role: "alert", id: "create-error" });
+    const form = h("form", {
+      class: "create-form",
+      onsubmit: (event) => {
+        event.preventDefault();
+        this.createTable(form, error);
+      },
+    },
+    h("label", { for: "create-preset" }, "Game"), presetSelect,
+    h("p", { class: "hint", id: "preset-summary" }),
+    this.seatsBox,
+    visibility,
+    h("label", { for: "create-timer" }, "Turn timer (when it runs out, the computer plays for you)"), timer,
+    h("details", { class: "more-options" }, h("summary", {}, "Rules options"), this.optionsBox),
+    h("label", { class: "check" }, autoStart, " Start the game as soon as every seat is filled"),
+    h("div", { class: "row end" }, h("button", { type: "submit", class: "btn primary", id: "create-go" }, "Create table")),
+    error);
+    presetSelect.addEventListener("change", () => this.renderPresetOptions(presetSelect.value));
+    fill(this.createBox, h("h2", { id: "create-title" }, "Create a table"), form);
+    this.renderPresetOptions(presetSelect.value);
+  }
+
+  renderPresetOptions(presetId) {
+    const preset = this.presetInfo(presetId);
+    if (!preset) return;
+    this.currentPreset = preset;
+    this.values = structuredClone(preset.options);
+    document.getElementById("preset-summary").textContent = `${preset.players} players.`;
+    const fields = [h("legend", {}, "Rules")];
+    for (const option of this.options) {
+      if (!option.games.includes(preset.game)) continue;
+      if (!(option.name in preset.options)) continue;
+      fields.push(this.optionField(option, preset));
+    }
+    fill(this.optionsBox, fields);
+    this.renderSeatChoices();
+    this.refreshDependent();
+  }
+
+  optionField(option, preset) {
+    const id = `opt-${option.name}`;
+    const value = this.values[option.name];
+    const help = OPTION_HELP[option.name];
+    const wrap = h("div", { class: "option", "data-option": option.name });
+    const helpEl = help ? h("span", { class: "hint", id: `${id}-help` }, help) : null;
+    const describedBy = help ? `${id}-help` : undefined;
+    if (option.kind === "bool") {
+      const input = h("input", {
+        type: "checkbox", id, checked: !!value, "aria-describedby": describedBy,
+        onchange: () => {
+          this.values[option.name] = input.checked;
+        },
+      });
+      wrap.append(h("label", { class: "check", for: id }, input, " ", option.label), helpEl || "");
+      return wrap;
+    }
+    if (option.kind === "choice") {
+      let choices = option.choices;
+      if (option.name === "players") choices = choices.filter((c) => c >= 3);
+      if (option.name === "passing") choices = PASSING_BY_GAME[preset.game] || choices;
+      const select = h("select", {
+        id, "aria-describedby": describedBy,
+        onchange: () => {
+          const raw = select.value;
+          this.values[option.name] = typeof option.default === "number" ? Number(raw) : raw;
+          if (option.name === "players") {
+            const n = this.values.players;
+            this.values.deck = DECKS_BY_PLAYERS[n][0];
+            this.values.pass_count = PASS_COUNT_BY_PLAYERS[n];
+            this.syncField("pass_count");
+            this.renderSeatChoices();
+          }
+          this.refreshDependent();
+        },
+      },
+      choices.map((c) => h("option", {
+        value: String(c), selected: c === value,
+      }, option.name === "passing" && preset.game === "dummy" ? DUMMY_PASSING_LABELS[c] || c
+        : option.name === "players" ? `${c} players` : valueLabel(option.name, c))));
+      wrap.append(h("label", { for: id }, option.label), select, helpEl || "");
+      return wrap;
+    }
+    if (option.kind === "int") {
+      const limits = { pass_count: [1, 5], target_score: [10, 1000], hands: [1, 100] }[option.name] || [0, 1000];
+      const input = h("input", {
+        type: "number", id, min: String(limits[0]), max: String(limits[1]), value: String(value || limits[0]),
+        inputmode: "numeric", "aria-describedby": describedBy,
+        onchange: () => {
+          this.values[option.name] = Number(input.value);
+        },
+      });
+      wrap.append(h("label", { for: id }, option.label), input, helpEl || "");
+      return wrap;
+    }
+    if (option.kind === "set") {
+      const chosen = new Set(value || []);
+      const boxes = option.choices.map((card) => {
+        const box = h("input", {
+          type: "checkbox", checked: chosen.has(card),
+          onchange: () => {
+            if (box.checked) chosen.add(card);
+            else chosen.delete(card);
+            this.values[option.name] = [...chosen].sort();
+          },
+        });
+        return h("label", { class: "check inline" }, box, " ", cardWords(card));
+      });
+      wrap.append(h("fieldset", { class: "inline-set", "aria-describedby": describedBy }, h("legend", {}, option.label), boxes), helpEl || "");
+      return wrap;
+    }
+    if (option.kind === "card_values") {
+      const values = { ...(value || {}) };
+      const rows = option.choices.map((card) => {
+        const amount = h("input", {
+          type: "number", min: "1", max: "50", value: String(values[card] || 10), inputmode: "numeric",
+          "aria-label": `Points for the ${cardWords(card)}`,
+          onchange: () => {
+            if (box.checked) values[card] = Number(amount.value);
+            this.values[option.name] = { ...values };
+          },
+        });
+        const box = h("input", {
+          type: "checkbox", checked: card in values,
+          onchange: () => {
+            if (box.checked) values[card] = Number(amount.value);
+            else delete values[card];
+            this.values[option.name] = { ...values };
+          },
+        });
+        return h("div", { class: "row" }, h("label", { class: "check inline" }, box, " ", cardWords(card), " scores"), amount);
+      });
+      wrap.append(h("fieldset", { class: "inline-set", "aria-describedby": describedBy }, h("legend", {}, option.label), rows), helpEl || "");
+      return wrap;
+    }
+    return wrap;
+  }
+
+  syncField(name) {
+    const el = document.getElementById(`opt-${name}`);
+    if (el && this.values[name] !== undefined) el.value = String(this.values[name]);
+  }
+
+  /** Show only what applies: the deck choices for this many players, target vs. number of hands. */
+  refreshDependent() {
+    const deck = document.getElementById("opt-deck");
+    if (deck) {
+      const allowed = DECKS_BY_PLAYERS[this.values.players] || ["standard"];
+      for (const opt of deck.options) opt.hidden = !allowed.includes(opt.value);
+      deck.value = allowed.includes(this.values.deck) ? this.values.deck : allowed[0];
+      this.values.deck = deck.value;
+      deck.closest(".option").hidden = allowed.length < 2;
+    }
+    const end = this.values.end;
+    const target = this.optionsBox.querySelector('[data-option="target_score"]');
+    const hands = this.optionsBox.querySelector('[data-option="hands"]');
+    if (target) target.hidden = end !== "score";
+    if (hands) hands.hidden = end !== "hands";
+    if (end === "hands" && !(this.values.hands > 0)) {
+      this.values.hands = 4;
+      this.syncField("hands");
+    }
+  }
+
+  seatCount() {
+    return this.values && this.values.players ? this.values.players : this.currentPreset.players;
+  }
+
+  renderSeatChoices() {
+    const n = this.seatCount();
+    const rows = [h("legend", {}, "Seats")];
+    rows.push(h("p", { class: "seat-line" }, h("strong", {}, "Seat 1"), ": you"));
+    for (let seat = 1; seat < n; seat++) {
+      const id = `seat-${seat}`;
+      rows.push(h("div", { class: "row seat-line" },
+        h("label", { for: id }, `Seat ${seat + 1} (${relativeSeat(0, seat, n)})`),
+        h("select", { id, "data-seat": String(seat) },
+          h("option", { value: "open" }, "Open for a person"),
+          this.botLevels.map((level) => h("option", { value: level, selected: level === "standard" }, `Computer: ${BOT_LABELS[level] || botLabel(level)}`)))));
+    }
+    fill(this.seatsBox, rows);
+  }
+
+  changedOptions() {
+    const base = this.currentPreset.options;
+    const out = {};
+    for (const [key, value] of Object.entries(this.values)) {
+      if (JSON.stringify(value) !== JSON.stringify(base[key])) out[key] = value;
+    }
+    if ("players" in out) {
+      const n = out.players;
+      if (out.deck === DECKS_BY_PLAYERS[n][0]) delete out.deck;
+      if (out.pass_count === PASS_COUNT_BY_PLAYERS[n]) delete out.pass_count;
+    }
+    if (this.values.end === "score") delete out.hands;
+    if (this.values.end === "hands") delete out.target_score;
+    return out;
+  }
+
+  async createTable(form, error) {
+    error.textContent = "";
+    if (!this.requireName()) return;
+    const button = form.querySelector("#create-go");
+    button.disabled = true;
+    const body = {
+      preset: this.currentPreset.id,
+      options: this.changedOptions(),
+      private: form.querySelector('input[name="visibility"]:checked').value === "private",
+      turn_timer: Number(form.querySelector("#create-timer").value),
+    };
+    const bots = [...this.seatsBox.querySelectorAll("select[data-seat]")]
+      .filter((s) => s.value !== "open")
+      .map((s) => ({ seat: Number(s.dataset.seat), level: s.value }));
+    try {
+      const out = await api("/api/tables", { method: "POST", body });
+      const setup = { bots, autoStart: form.querySelector("#create-autostart").checked };
+      sessionStorage.setItem(`hearts.setup.${out.table.id}`, JSON.stringify(setup));
+      location.href = out.invite_path || `/?table=${encodeURIComponent(out.table.id)}`;
+    } catch (e) {
+      error.textContent = e.message;
+      button.disabled = false;
+    }
+  }
+
+  // -- finished games ------------------------------------------------------------------------
+
+  async loadMyGames() {
+    const player = session.player;
+    if (!player) {
+      this.gamesBox.hidden = true;
+      return;
+    }
+    let data;
+    try {
+      data = await api(`/api/players/${encodeURIComponent(player.id)}/games?limit=10`);
+    } catch {
+      this.gamesBox.hidden = true;
+      return;
+    }
+    const games = (data && data.games) || [];
+    if (!games.length) {
+      this.gamesBox.hidden = true;
+      return;
+    }
+    this.gamesBox.hidden = false;
+    fill(
+      this.gamesBox,
+      h("h2", { id: "games-title" }, "Your finished games"),
+      h("ul", { class: "game-list" }, games.map((g) => {
+        const info = this.presetInfo(g.variant);
+        const when = g.ended_at ? new Date(g.ended_at).toLocaleString() : "";
+        const names = g.seats.map((s) => s.name || (s.bot_level ? `Computer (${botLabel(s.bot_level)})` : "Player")).join(", ");
+        return h("li", {},
+          h("a", { href: `/?replay=${g.id}` }, `${(info && info.label) || g.variant}`),
+          h("span", { class: "meta" }, ` \u00b7 ${g.status === "finished" ? "finished" : g.status} \u00b7 ${when} \u00b7 ${names}`));
+      })),
+    );
+  }
+}
+
+function cardWords(code) {
+  const ranks = { A: "ace", K: "king", Q: "queen", J: "jack", T: "ten" };
+  const suits = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  return `${ranks[code[0]] || code[0]} of ${suits[code[1]]}`;
+}

@@ -1,0 +1,30 @@
+// Display preferences, kept in localStorage: four-colour suits and animations.
+
+const KEY = "hearts.prefs";
+
+const reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+const defaults = { fourColour: false, animations: !reducedMotion };
+
+export const prefs = {
+  ...defaults,
+  ...(() => {
+    try {
+      return JSON.parse(localStorage.getItem(KEY) || "{}");
+    } catch {
+      return {};
+    }
+  })(),
+};
+
+export function applyPrefs() {
+  const root = document.documentElement;
+  root.classList.toggle("four-colour", !!prefs.fourColour);
+  root.classList.toggle("no-anim", !prefs.animations);
+}
+
+export function setPref(name, value) {
+  prefs[name] = value;
+  localStorage.setItem(KEY, JSON.stringify({ fourColour: prefs.fourColour, animations: prefs.animations }));
+  applyPrefs();
+}

@@ -1,0 +1,218 @@
+// Replay of a finished game: hand by hand, trick by trick, every hand shown
+// (GET /api/games/{id}/replay, built by the server from the seed and the moves).
+
+import { api } from "./api.js";
+import { SUIT_NAMES, cardName, faceOf, renderCard, sortCards } from "./cards.js";
+import { h, fill, setText } from "./dom.js";
+import { DIRECTION_WORDS, botLabel } from "./labels.js";
+
+export function mountReplay(root, gameId) {
+  const page = new ReplayPage(root, gameId);
+  page.start();
+  return page;
+}
+
+class ReplayPage {
+  constructor(root, gameId) {
+    this.root = root;
+    this.gameId = gameId;
+    this.data = null;
+    this.hand = 0;
+    this.step = 0; // 0: the deal (and passing); k: after trick k; last: the result
+    this.keyHandler = (event) => this.onKey(event);
+  }
+
+  async start() {
+    document.title = "Replay \u2013 Hearts Online";
+    fill(this.root, h("section", { class: "panel" }, h("p", {}, "Loading the replay\u2026")));
+    let presets = {};
+    try {
+      const [data, presetData] = await Promise.all([
+        api(`/api/games/${encodeURIComponent(this.gameId)}/replay`),
+        api("/api/presets", { auth: false }).catch(() => null),
+      ]);
+      this.data = data;
+      if (presetData) presets = Object.fromEntries(presetData.presets.map((p) => [p.id, p]));
+    } catch (error) {
+      fill(this.root, h("section", { class: "panel gone" },
+        h("h1", {}, "No replay"),
+        h("p", { class: "form-error" }, error.status === 409 ? "This game cannot be replayed yet: it has not ended." : error.message),
+        h("a", { class: "btn primary", href: "/" }, "Back to the lobby")));
+      return;
+    }
+    this.preset = presets[this.data.preset];
+    this.game = this.preset ? this.preset.game : this.data.preset.startsWith("two-player-dummy") ? "dummy" : "classic";
+    this.build();
+    document.addEventListener("keydown", this.keyHandler);
+    this.render();
+  }
+
+  destroy() {
+    document.removeEventListener("keydown", this.keyHandler);
+  }
+
+  name(seat) {
+    if (seat === "dummy") return "Dummy";
+    const g = this.data.game;
+    const s = g && g.seats ? g.seats.find((x) => x.seat === seat) : null;
+    if (!s) return `Seat ${seat + 1}`;
+    if (s.name) return s.name;
+    if (s.bot_level) return `Computer ${seat + 1} (${botLabel(s.bot_level)})`;
+    return `Seat ${seat + 1}`;
+  }
+
+  scorerName(i) {
+    return this.game === "dummy" && i === this.data.players ? "Dummy" : this.name(i);
+  }
+
+  build() {
+    const d = this.data;
+    this.el = {};
+    const e = this.el;
+    e.handSelect = h("select", { id: "replay-hand", onchange: () => this.go(Number(e.handSelect.value), 0) },
+      d.hands.map((hand, i) => h("option", { value: String(i) }, `Hand ${hand.hand_no + 1}`)));
+    e.stepText = h("p", { class: "status", "aria-live": "polite", id: "replay-step" });
+    const btn = (label, text, fn, id) => h("button", { type: "button", class: "btn small", "aria-label": label, onclick: fn, id }, text);
+    e.controls = h("div", { class: "replay-controls row" },
+      h("label", { for: "replay-hand" }, "Hand"), e.handSelect,
+      btn("Previous hand", "\u23EE Hand", () => this.go(this.hand - 1, 0), "prev-hand"),
+      btn("Previous trick", "\u25C0 Trick", () => this.move(-1), "prev-trick"),
+      btn("Next trick", "Trick \u25B6", () => this.move(1), "next-trick"),
+      btn("Next hand", "Hand \u23ED", () => this.go(this.hand + 1, 0), "next-hand"));
+    e.trick = h("div", { class: "replay-trick", role: "group", "aria-label": "Trick" });
+    e.holdings = h("div", { class: "replay-holdings" });
+    e.result = h("div", { class: "replay-result" });
+    const winners = d.winners.map((w) => (w === "dummy" || w === d.players ? "The dummy" : this.name(w)));
+    const label = this.preset ? this.preset.label : d.preset;
+    fill(this.root, h("div", { class: "replay-page" },
+      h("div", { class: "table-head" },
+        h("div", { class: "head-title" }, h("h1", { class: "table-title" }, `Replay: ${label}`)),
+        h("div", { class: "head-actions" }, h("a", { class: "btn small ghost", href: "/" }, "Lobby"))),
+      h("section", { class: "panel" },
+        h("p", {}, `Final scores: ${d.totals.map((t, i) => `${this.scorerName(i)} ${t}`).join(", ")}. `,
+          h("strong", {}, winners.length > 1 ? `${winners.join(" and ")} share the win.` : `${winners[0] || "Nobody"} won.`)),
+        h("p", { class: "hint" }, "Keys: \u2190 \u2192 trick by trick, \u2191 \u2193 hand by hand."),
+        e.controls, e.stepText),
+      h("div", { class: "replay-board" },
+        h("section", { class: "panel" }, h("h2", {}, "On the table"), e.trick, e.result),
+        h("section", { class: "panel" }, h("h2", {}, "Everyone's cards"), e.holdings))));
+  }
+
+  steps() {
+    const hand = this.data.hands[this.hand];
+    return hand.tricks.length + (hand.result ? 2 : 1);
+  }
+
+  move(delta) {
+    const next = this.step + delta;
+    if (next < 0) {
+      if (this.hand > 0) this.go(this.hand - 1, Infinity);
+      return;
+    }
+    if (next >= this.steps()) {
+      if (this.hand < this.data.hands.length - 1) this.go(this.hand + 1, 0);
+      return;
+    }
+    this.step = next;
+    this.render();
+  }
+
+  go(hand, step) {
+    if (hand < 0 || hand >= this.data.hands.length) return;
+    this.hand = hand;
+    this.step = Math.min(step, this.steps() - 1);
+    this.render();
+  }
+
+  onKey(event) {
+    const tag = event.target && event.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    const map = { ArrowRight: () => this.move(1), ArrowLeft: () => this.move(-1), ArrowDown: () => this.go(this.hand + 1, 0), ArrowUp: () => this.go(this.hand - 1, 0) };
+    if (map[event.key]) {
+      event.preventDefault();
+      map[event.key]();
+    }
+  }
+
+  render() {
+    const d = this.data;
+    const hand = d.hands[this.hand];
+    const e = this.el;
+    e.handSelect.value = String(this.hand);
+    const tricks = hand.tricks;
+    const resultStep = hand.result ? tricks.length + 1 : -1;
+    document.getElementById("prev-hand").disabled = this.hand === 0;
+    document.getElementById("next-hand").disabled = this.hand >= d.hands.length - 1;
+    document.getElementById("prev-trick").disabled = this.hand === 0 && this.step === 0;
+    document.getElementById("next-trick").disabled = this.hand >= d.hands.length - 1 && this.step >= this.steps() - 1;
+    // Holdings: the deal at step 0, then what is left after each trick.
+    let holdings;
+    let played = new Set();
+    if (this.step === 0 || !hand.play_start) {
+      holdings = hand.deal;
+    } else {
+      holdings = hand.play_start;
+      for (const trick of tricks.slice(0, Math.min(this.step, tricks.length))) {
+        for (const p of trick.plays) played.add(`${p.seat}|${p.from}|${p.card}`);
+      }
+    }
+    fill(e.holdings, holdings.filter((x) => x.seat !== undefined).map((holding) => {
+      const owner = holding.from === "dummy" ? `${this.name(holding.seat)}'s half dummy` : this.name(holding.seat);
+      const cards = sortCards(holding.cards).filter((c) => !played.has(`${holding.seat}|${holding.from}|${c}`));
+      return h("div", { class: "holding" },
+        h("h3", {}, `${owner} (${cards.length})`),
+        h("div", { class: "mini-cards" }, cards.map((c) => renderCard(c, { className: "small" }))));
+    }));
+    // The middle: passing, a trick, or the result.
+    if (this.step === 0) {
+      const passes = hand.moves.filter((m) => m.move.type === "pass");
+      const dir = hand.pass_direction;
+      setText(e.stepText, `Hand ${hand.hand_no + 1}: the deal${passes.length ? `, passing ${DIRECTION_WORDS[dir] || dir}` : ""}. ${this.name(hand.dealer)} dealt.`);
+      fill(e.trick, passes.length
+        ? h("ul", { class: "replay-passes" }, passes.map((m) => h("li", {},
+          h("span", {}, `${this.name(m.seat)} passed `),
+          h("span", { class: "mini-cards" }, (m.move.cards || []).map((c) => renderCard(this.fullCode(c), { className: "small" }))))))
+        : h("p", { class: "hint" }, "No passing in this hand."));
+      fill(e.result);
+    } else if (this.step === resultStep) {
+      setText(e.stepText, `Hand ${hand.hand_no + 1}: the result.`);
+      fill(e.trick);
+      const r = hand.result;
+      fill(e.result,
+        r.moon !== null && r.moon !== undefined ? h("p", { class: "moon" }, `\u263E ${this.scorerName(r.moon)} shot the moon!`) : null,
+        h("table", { class: "result-table" },
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Tricks"), h("th", { scope: "col" }, "This hand"), h("th", { scope: "col" }, "Total"))),
+          h("tbody", {}, r.points.map((p, i) => h("tr", {},
+            h("th", { scope: "row" }, this.scorerName(i)),
+            h("td", {}, String(r.tricks_won[i] ?? "")),
+            h("td", {}, p > 0 ? `+${p}` : String(p)),
+            h("td", {}, String(r.totals[i])))))),
+        r.dead && r.dead.length
+          ? h("div", { class: "dead-cards" }, h("p", {}, "Face-down cards:"), h("div", { class: "row" }, r.dead.map((c) => renderCard(c, { className: "small" }))))
+          : null);
+    } else {
+      const trick = tricks[this.step - 1];
+      const winner = trick.winner === null ? "nobody yet" : trick.winner === "dummy" ? "the dummy" : this.name(trick.winner);
+      const first = trick.plays[0];
+      const led = first ? faceOf(first.card, trick.lead_face || "light") : null;
+      setText(e.stepText, `Hand ${hand.hand_no + 1}, trick ${this.step} of ${tricks.length}: ${led && !led.joker ? `${SUIT_NAMES[led.suit]} led` : "led"}${trick.lead_face ? ` (${trick.lead_face} face)` : ""}, won by ${winner}.`);
+      fill(e.trick, h("ol", { class: "mini-trick" }, trick.plays.map((p, i) => h("li", {
+        class: (trick.winner === p.seat && p.from === "hand") || (trick.winner === "dummy" && p.from === "dummy") ? "winner" : "",
+      },
+      renderCard(p.card, { leadFace: i === 0 ? trick.lead_face : null, label: `${cardName(p.card)}, played by ${p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat)}` }),
+      h("span", {}, p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat))))));
+      fill(e.result);
+    }
+  }
+
+  /** Moves name Double Hearts cards by their Light face; find the full "Light/Dark" text. */
+  fullCode(code) {
+    if (this.game !== "double") return code;
+    const hand = this.data.hands[this.hand];
+    for (const holding of hand.deal) {
+      const found = holding.cards.find((c) => c.split("/")[0] === code);
+      if (found) return found;
+    }
+    return code;
+  }
+}
