@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -50,3 +51,59 @@ def test_guest_registers_and_results_arrive_through_the_app(tmp_path: Path) -> N
         assert len(games) == 1 and games[0]["variant"] == "two-player-28"
         profile = client.get(f"/api/players/{guest_id}").json()
         assert profile["variants"][0]["wins"] == 1
+
+
+def test_a_live_game_reaches_sql_and_replays_as_played(tmp_path: Path) -> None:
+    """A game played by the live server (a person who leaves, computers finishing the game)
+    arrives through the outbox, and its replay equals the live game."""
+    from app import engine
+    from app.tables.service import Actor
+
+    settings = settings_module.load_settings(
+        database_url=f"sqlite:///{tmp_path / 'live.sqlite3'}",
+        redis_url="memory://",
+        secret_key="wiring-test-secret",
+        bot_delay_min_ms=0,
+        bot_delay_max_ms=0,
+        due_poll_seconds=0.01,
+    )
+    app = main.create_app(settings)
+    with TestClient(app) as client:
+        guest = client.post("/api/guest", json={"name": "Leaver"}).json()
+        player_id = guest["player"]["id"]
+        auth = {"Authorization": f"Bearer {guest['token']}"}
+        created = client.post(
+            "/api/tables",
+            json={"preset": "classic", "options": {"end": "hands", "hands": 1}, "turn_timer": 0},
+            headers=auth,
+        )
+        assert created.status_code == 201, created.text
+        table_id = created.json()["table"]["id"]
+        tables = app.state.services.tables
+        actor = Actor(player_id, "Leaver")
+        call = client.portal.call  # type: ignore[union-attr]
+        table, _ = call(tables.read, table_id)
+        mine = table.seat_of(player_id)  # the creator sits down at once
+        for seat in range(4):
+            if seat != mine:
+                call(tables.add_bot, table_id, actor, seat, "easy")
+        call(tables.start, table_id, actor)
+        call(tables.leave, table_id, actor)  # a computer plays the seat to the end
+
+        deadline = time.monotonic() + 60  # guards a hang only
+        game: dict[str, Any] = {}
+        while time.monotonic() < deadline and game.get("status") != "finished":
+            game = client.get("/api/games/1").json()  # the first game of a fresh database
+            time.sleep(0.05)
+        assert game.get("status") == "finished", f"the game never reached SQL: {game}"
+        assert game["seats"][mine]["replaced_by_bot"] is True
+        assert [h["hand_no"] for h in game["hands"]] == [0]
+        replay = client.get("/api/games/1/replay").json()
+        _, live = call(tables.read, table_id)
+    assert live.phase == "over"
+    assert replay["matches_record"] and replay["totals"] == list(live.scores)
+    [hand] = replay["hands"]
+    assert [[p["card"] for p in t["plays"]] for t in hand["tricks"]] == [
+        [engine.card_str(c) for c in t.cards] for t in live.prev_tricks
+    ]
+    assert hand["result"]["points"] == list(live.history[-1].points)
