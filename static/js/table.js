@@ -149,6 +149,8 @@ class TablePage {
       case "state":
         this.version = Math.max(this.version, msg.version);
         this.onState(msg);
+        // The server may send a change's public events inside its state message.
+        for (const event of msg.events || []) this.onEvent(event, false);
         break;
       case "events":
         this.version = Math.max(this.version, msg.version);
@@ -459,7 +461,7 @@ class TablePage {
     const v = this.view;
     const game = this.game || gameOfPreset(t.preset);
     if (game === "twentyeight") badges.push(h("span", { class: "badge trump" }, `${SUIT_SYMBOLS.H} Hearts are trump`));
-    if (game === "double") badges.push(h("span", { class: "badge" }, "Two-sided cards: Light face on top, Dark below"));
+    if (game === "double") badges.push(h("span", { class: "badge" }, "Light face on top, Dark below"));
     if (t.private) badges.push(h("span", { class: "badge" }, "Private"));
     if (t.turn_timer) badges.push(h("span", { class: "badge" }, `${t.turn_timer} s per turn`));
     if (v && v.hand_no !== undefined && t.status !== "waiting") {
@@ -1040,7 +1042,7 @@ class TablePage {
       const cards = v.half_dummy || [];
       const hidden = v.phase === "pass";
       this.renderRow(e.dummyCards, sortCards(cards), { legal: dummyActive ? legal : new Set(), active: dummyActive, passing: false, received: new Set(), source: "dummy" });
-      setText(e.dummyLabel, hidden ? "Your half dummy (you see it once passing is over)" : `Your half dummy (${cards.length} card${cards.length === 1 ? "" : "s"})${v.joker === this.seat ? " \u2013 you hold the Joker: it plays in this trick" : ""}`);
+      setText(e.dummyLabel, hidden ? "Your half dummy (seen after passing)" : `Your half dummy (${cards.length})${v.joker === this.seat ? " \u00b7 \u2605 Joker: it plays this trick" : ""}`);
       e.dummyRow.classList.toggle("active", !!dummyActive);
     }
     e.handRow.classList.toggle("active", !!handActive);
@@ -1290,7 +1292,7 @@ class TablePage {
         h("th", { scope: "row" }, this.scorerName(i)),
         h("td", {}, String(v.tricks_won[i] ?? 0)),
         h("td", {}, String(v.points_taken[i] ?? 0)),
-        h("td", { class: "total" }, String(v.scores[i])))))));
+        h("td", { class: "total" }, String(v.scores[i]))))));
   }
 
   renderSheet() {

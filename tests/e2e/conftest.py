@@ -1,0 +1,149 @@
+"""End-to-end fixtures: a real server process and Debian's Chromium driven by Playwright.
+
+The server runs ``python -m app`` on a free port with embedded defaults (SQLite in a temporary
+directory, the in-process Redis stand-in), or against a real Redis when
+``HEARTS_TEST_E2E_REDIS_URL`` is set. Chromium is the system's (/usr/bin/chromium, or
+``HEARTS_TEST_CHROMIUM``); no browser is ever downloaded. Without it the tests skip, unless
+``HEARTS_TEST_REQUIRE_SERVICES`` is set (CI), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.helpers import ServerInfo
+
+REQUIRE_SERVICES = os.environ.get("HEARTS_TEST_REQUIRE_SERVICES", "") not in ("", "0")
+CHROMIUM = os.environ.get("HEARTS_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _missing(reason: str) -> None:
+    if REQUIRE_SERVICES:
+        pytest.fail(f"HEARTS_TEST_REQUIRE_SERVICES is set but {reason}")
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def server_env(port: int, data_dir: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEARTS_")}
+    env.update(
+        {
+            "HEARTS_HOST": "127.0.0.1",
+            "HEARTS_PORT": str(port),
+            "HEARTS_DATABASE_URL": f"sqlite:///{data_dir}/e2e.sqlite3",
+            "HEARTS_LOG_LEVEL": "warning",
+            "HEARTS_SECRET_KEY": "e2e-secret-key-" + uuid.uuid4().hex,
+            # Quick computer players and no public turn timer, so the tests run fast and a
+            # slow CI machine never has the computer take a seat over.
+            "HEARTS_BOT_DELAY_MIN_MS": "40",
+            "HEARTS_BOT_DELAY_MAX_MS": "90",
+            "HEARTS_TURN_TIMER_SECONDS": "0",
+            "HEARTS_DISCONNECT_GRACE_SECONDS": "60",
+            "HEARTS_DUE_POLL_SECONDS": "0.05",
+            "HEARTS_WS_RATE_PER_SECOND": "100",
+        }
+    )
+    redis_url = os.environ.get("HEARTS_TEST_E2E_REDIS_URL", "")
+    if redis_url:
+        env["HEARTS_REDIS_URL"] = redis_url
+        env["HEARTS_REDIS_NAMESPACE"] = "e2e" + uuid.uuid4().hex[:10]
+    else:
+        env["HEARTS_REDIS_URL"] = "memory://"
+    return env
+
+
+def start_server() -> tuple[subprocess.Popen[bytes], ServerInfo, str]:
+    data_dir = tempfile.mkdtemp(prefix="hearts-e2e-")
+    port = _free_port()
+    log_path = os.path.join(data_dir, "server.log")
+    log = open(log_path, "wb")  # noqa: SIM115 - kept open for the server's lifetime
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app"],
+        cwd=str(ROOT),
+        env=server_env(port, data_dir),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 40
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return proc, ServerInfo(url, log_path), data_dir
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    proc.kill()
+    output = Path(log_path).read_text(errors="replace")[-3000:]
+    shutil.rmtree(data_dir, ignore_errors=True)
+    pytest.fail(f"the server did not start:\n{output}")
+
+
+def stop_server(proc: subprocess.Popen[bytes], data_dir: str) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    if not os.path.exists(CHROMIUM):
+        _missing(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _missing("the playwright package is not installed")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    try:
+        browser = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+    except Exception as exc:
+        pw.stop()
+        _missing(f"Chromium at {chromium_path} does not start: {exc}")
+    try:
+        yield browser
+    finally:
+        browser.close()
+        pw.stop()
+
+
+@pytest.fixture(scope="session")
+def server(browser: Any) -> Iterator[ServerInfo]:
+    """One server for the whole e2e session (tables are independent of each other)."""
+    proc, info, data_dir = start_server()
+    try:
+        yield info
+    finally:
+        stop_server(proc, data_dir)

@@ -1,0 +1,211 @@
+"""Helpers for the browser tests: players as browser contexts, and reading the page."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    url: str
+    log_path: str
+
+
+@dataclass
+class Player:
+    """One person: a browser context (own localStorage, so own identity) and its page."""
+
+    context: Any
+    page: Any
+    name: str
+    frames: list[str] = field(default_factory=list)
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def new_player(
+    browser: Any,
+    server: ServerInfo,
+    name: str | None,
+    *,
+    viewport: dict[str, int] | None = None,
+    record_frames: bool = False,
+    mobile: bool = False,
+) -> Player:
+    """A fresh context on the lobby; signs in as a guest called ``name`` through the form."""
+    opts: dict[str, Any] = {"viewport": viewport or DESKTOP, "base_url": server.url}
+    if mobile:
+        opts.update(is_mobile=True, has_touch=True, device_scale_factor=2)
+    context = browser.new_context(**opts)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    player = Player(context, page, name or "")
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.js_errors = errors  # type: ignore[attr-defined]
+    if record_frames:
+
+        def on_ws(ws: Any) -> None:
+            ws.on("framereceived", lambda payload: player.frames.append(_text(payload)))
+
+        page.on("websocket", on_ws)
+    page.goto("/")
+    if name:
+        page.fill("#guest-name", name)
+        page.click("#guest-go")
+        page.wait_for_selector(".me-name")
+    return player
+
+
+def _text(payload: Any) -> str:
+    if isinstance(payload, (bytes, bytearray)):
+        return payload.decode("utf-8", "replace")
+    return str(payload)
+
+
+def create_table(
+    player: Player,
+    preset: str,
+    *,
+    seats: dict[int, str] | None = None,
+    private: bool = False,
+    timer: int = 0,
+    autostart: bool = True,
+    options: dict[str, Any] | None = None,
+) -> str:
+    """Create a table through the lobby form. ``seats``: seat -> "open" or a computer level
+    (seats not named stay as the form's default, a Standard computer)."""
+    page = player.page
+    page.goto("/")
+    page.wait_for_selector("#create-preset option", state="attached")
+    page.select_option("#create-preset", preset)
+    for seat, choice in (seats or {}).items():
+        page.select_option(f"#seat-{seat}", choice)
+    page.check(f'input[name="visibility"][value="{"private" if private else "public"}"]')
+    page.select_option("#create-timer", str(timer))
+    if not autostart:
+        page.uncheck("#create-autostart")
+    for name, value in (options or {}).items():
+        page.click(".more-options summary")
+        if isinstance(value, bool):
+            page.set_checked(f"#opt-{name}", value)
+        else:
+            page.select_option(f"#opt-{name}", str(value))
+    page.click("#create-go")
+    page.wait_for_url("**/?table=*")
+    page.wait_for_selector(".table-page:not(.loading)")
+    url = page.url
+    return url.split("table=")[1].split("&")[0]
+
+
+def view_state(page: Any) -> dict[str, Any]:
+    """What the page's table is showing, read from the DOM."""
+    return page.evaluate(
+        """() => {
+        const cards = (sel) => [...document.querySelectorAll(sel)].map((c) => ({
+            card: c.dataset.card,
+            legal: c.classList.contains('legal'),
+        }));
+        const page = document.querySelector('.table-page');
+        return {
+            classes: page ? page.className : '',
+            hand: cards('.hand-cards .card'),
+            dummy: cards('.dummy-cards .card'),
+            trick: [...document.querySelectorAll('.trick .slot')].map((s) => s.dataset.card),
+            status: (document.getElementById('status-line') || {}).textContent || '',
+            error: (document.getElementById('move-error') || {}).textContent || '',
+        };
+    }"""
+    )
+
+
+def wait_for(predicate: Any, timeout: float = 20.0, interval: float = 0.05, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {what or predicate}: last {last!r}")
+
+
+def received_views(player: Player) -> list[dict[str, Any]]:
+    out = []
+    for raw in player.frames:
+        try:
+            msg = json.loads(raw)
+        except ValueError:
+            continue
+        out.append(msg)
+    return out
+
+
+def act_once(page: Any, *, keyboard: bool = False) -> str | None:
+    """Make one move if it is this page's turn (first legal cards); returns what was done."""
+    state = view_state(page)
+    classes = state["classes"]
+    if "phase-pass" in classes:
+        legal = [c["card"] for c in state["hand"] if c["legal"]]
+        if not legal or page.locator("#pass-button").count() == 0:
+            return None
+        count = int(page.locator("#pass-button").inner_text().split()[1])
+        for card in legal[:count]:
+            click_card(page, card, keyboard=keyboard)
+        if keyboard:
+            page.locator("#pass-button").focus()
+            page.keyboard.press("Enter")
+        else:
+            page.click("#pass-button")
+        return "pass"
+    if "phase-play" in classes:
+        for row in ("dummy", "hand"):
+            legal = [c["card"] for c in state[row] if c["legal"]]
+            if legal:
+                click_card(page, legal[0], keyboard=keyboard, row=row)
+                if page.locator(".face-choice").count():
+                    # Double Hearts lead: take the first face offered.
+                    if keyboard:
+                        page.keyboard.press("Enter")
+                    else:
+                        page.locator(".face-choice").first.click()
+                return legal[0]
+    return None
+
+
+def click_card(page: Any, card: str, *, keyboard: bool = False, row: str = "hand") -> None:
+    sel = f'.{row}-cards .card[data-card="{card}"]'
+    if not keyboard:
+        page.click(sel)
+        return
+    # Keyboard only: bring focus into the row, walk with the arrow keys, press Enter.
+    focused = page.evaluate("() => document.activeElement && document.activeElement.dataset.card || null")
+    in_row = page.evaluate(
+        f"() => !!document.activeElement && !!document.activeElement.closest('.{row}-cards')"
+    )
+    if not in_row:
+        other = "hand" if row == "dummy" else "dummy"
+        in_other = page.evaluate(
+            f"() => !!document.activeElement && !!document.activeElement.closest('.{other}-cards')"
+        )
+        if in_other:
+            page.keyboard.press("ArrowUp" if row == "dummy" else "ArrowDown")
+        else:
+            page.keyboard.press("h")
+        focused = page.evaluate("() => document.activeElement && document.activeElement.dataset.card || null")
+    order = page.eval_on_selector_all(f".{row}-cards .card", "els => els.map(e => e.dataset.card)")
+    here = order.index(focused) if focused in order else 0
+    there = order.index(card)
+    key = "ArrowRight" if there > here else "ArrowLeft"
+    for _ in range(abs(there - here)):
+        page.keyboard.press(key)
+    assert page.evaluate("() => document.activeElement.dataset.card") == card, "focus did not reach the card"
+    page.keyboard.press("Enter")
