@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.bots import choose_move
+from app.bots import choose_move, expert
 from app.engine import (
     ChooseDirection,
     apply,
@@ -196,8 +196,13 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--tested-budget-ms", type=int, default=None)
     ap.add_argument("--field-budget-ms", type=int, default=None)
+    ap.add_argument(
+        "--expert-standard-pass", action="store_true", help="Expert passes as Standard does"
+    )
     ap.add_argument("--progress", type=int, default=50, help="print a partial summary every N")
     args = ap.parse_args()
+    if args.expert_standard_pass:
+        expert.SIMULATED_PASS = False
     for preset in args.preset or ["classic"]:
         row = run_preset(preset, args)
         print_row(row)

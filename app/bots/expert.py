@@ -26,6 +26,8 @@ from .players import (
 from .standard import rollout, standard_pass, standard_tables
 
 HARD_CAP_MS = 1000
+# choose the pass by simulation (False: the Standard pass; the bench compares both)
+SIMULATED_PASS = True
 # rollouts for a simulated pass (each builds a fresh position): about 0.5 s
 PASS_ROLLOUTS = 3000
 
@@ -63,7 +65,7 @@ def simulated_pass(view: View, rules: Rules, rng: random.Random) -> int:
     shortlist = _shortlist(st.dump, passable, hand, count)
     cands = [sum(1 << c for c in combo) for combo in combinations(shortlist, count)]
     fallback = standard_pass(t, passable, count)
-    if len(cands) <= 1 or t.game not in ("classic", "double", "dummy"):
+    if not SIMULATED_PASS or len(cands) <= 1 or t.game not in ("classic", "double", "dummy"):
         return fallback
     n = t.n
     off = {"left": 1, "right": n - 1, "across": 2, "other": 1}.get(view["pass_direction"], 0)
