@@ -31,8 +31,9 @@ def make_app(database: Database, redis: Any) -> FastAPI:
 
 
 @pytest.fixture
-def client(sqlite_database: Database) -> Iterator[TestClient]:
-    with TestClient(make_app(sqlite_database, fakeredis.FakeAsyncRedis())) as test_client:
+def client(database: Database) -> Iterator[TestClient]:
+    """On SQLite and on PostgreSQL."""
+    with TestClient(make_app(database, fakeredis.FakeAsyncRedis())) as test_client:
         yield test_client
 
 
