@@ -80,8 +80,6 @@ def simulated_pass(view: View, rules: Rules, rng: random.Random) -> int:
     unseen_cards = [c for c in range(55) if unseen >> c & 1]
     sizes = [t.hand_size] * n + ([9, 9] if dummy else [])
     totals = [0.0] * len(cands)
-    receiver = (seat + off) % n
-    giver = (seat - off) % n
     for _ in range(samples):
         rng.shuffle(unseen_cards)
         hands = [0] * len(sizes)
@@ -113,9 +111,6 @@ def simulated_pass(view: View, rules: Rules, rng: random.Random) -> int:
             totals[j] += pts[seat]
         if budget.expired():
             break
-    del receiver, giver
     best = min(totals)
-    for d, v in zip(cands, totals, strict=True):
-        if v <= best + 1e-9:
-            return d if d != fallback or v < best + 1e-9 else fallback
-    return fallback
+    tied = [d for d, v in zip(cands, totals, strict=True) if v <= best + 1e-9]
+    return fallback if fallback in tied else tied[0]
