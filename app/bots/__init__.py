@@ -45,13 +45,16 @@ def choose_move(
     seed: int,
     budget_ms: int | None = None,
     options: Mapping[str, object] | None = None,
+    hard_cap_ms: float | None = None,
 ) -> dict[str, object]:
     """The move ``level`` makes from ``view`` (a seat's view, nothing more).
 
     ``seed`` makes the decision exact to replay; ``budget_ms`` sizes the search of Pro and Expert
     (a number of rollouts, not a clock, so it replays too; the default suits the level);
     ``options`` are the table's rule options (public table settings) when the table is not a
-    plain preset.  Raises ``ValueError`` when the seat has nothing to do.
+    plain preset.  ``hard_cap_ms`` overrides the level's wall-clock safety cap (the only thing
+    that can make a decision differ between two runs: it cuts a search short on an overloaded
+    machine).  Raises ``ValueError`` when the seat has nothing to do.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
@@ -71,7 +74,7 @@ def choose_move(
         if level == "easy":
             return pass_json(easy_pass(view, rng))
         if level == "expert":
-            return pass_json(expert_pass(view, rules, rng))
+            return pass_json(expert_pass(view, rules, rng, hard_cap_ms))
         from app.engine import tables_for
 
         return pass_json(std_pass(view, tables_for(rules)))
@@ -83,9 +86,9 @@ def choose_move(
     elif level == "standard":
         d = standard_decision(k)
     elif level == "pro":
-        d = pro_play(k, rng, budget)
+        d = pro_play(k, rng, budget, hard_cap_ms)
     else:
-        d = expert_play(k, rng, budget)
+        d = expert_play(k, rng, budget, hard_cap_ms)
     return play_json(k.t, d, not k.cur_cards)
 
 

@@ -32,8 +32,12 @@ SIMULATED_PASS = True
 PASS_ROLLOUTS = 3000
 
 
-def expert_decision(k: Knowledge, rng: random.Random, budget_ms: int) -> int:
-    budget = Budget(budget_ms * ROLLOUTS_PER_MS, HARD_CAP_MS)
+def expert_decision(
+    k: Knowledge, rng: random.Random, budget_ms: int, hard_cap_ms: float | None = None
+) -> int:
+    budget = Budget(
+        budget_ms * ROLLOUTS_PER_MS, HARD_CAP_MS if hard_cap_ms is None else hard_cap_ms
+    )
     return monte_carlo(k, rng, budget, min_samples=20, max_samples=600)
 
 
@@ -54,7 +58,9 @@ def _shortlist(t_dump: tuple[int, ...], passable: int, hand: int, count: int) ->
     return sorted(short)
 
 
-def simulated_pass(view: View, rules: Rules, rng: random.Random) -> int:
+def simulated_pass(
+    view: View, rules: Rules, rng: random.Random, hard_cap_ms: float | None = None
+) -> int:
     t = tables_for(rules)
     seat: int = view["seat"]
     count = int(view["pass_count"])
@@ -71,7 +77,7 @@ def simulated_pass(view: View, rules: Rules, rng: random.Random) -> int:
     off = {"left": 1, "right": n - 1, "across": 2, "other": 1}.get(view["pass_direction"], 0)
     if not off:
         return fallback
-    budget = Budget(PASS_ROLLOUTS, PASS_HARD_CAP_MS)
+    budget = Budget(PASS_ROLLOUTS, PASS_HARD_CAP_MS if hard_cap_ms is None else hard_cap_ms)
     samples = max(10, min(200, budget.rollouts // len(cands)))
     play_rules = dataclasses.replace(rules, passing="none", first_lead="low_club")
     dummy = t.game == "dummy"

@@ -201,21 +201,28 @@ def monte_carlo(
     return tied[0]
 
 
-def pro_play(k: Knowledge, rng: random.Random, budget_ms: int) -> int:
-    budget = Budget(budget_ms * ROLLOUTS_PER_MS, HARD_CAP_MS["pro"])
+def pro_play(
+    k: Knowledge, rng: random.Random, budget_ms: int, hard_cap_ms: float | None = None
+) -> int:
+    cap = HARD_CAP_MS["pro"] if hard_cap_ms is None else hard_cap_ms
+    budget = Budget(budget_ms * ROLLOUTS_PER_MS, cap)
     return monte_carlo(k, rng, budget, min_samples=8, max_samples=80)
 
 
-def expert_play(k: Knowledge, rng: random.Random, budget_ms: int) -> int:
+def expert_play(
+    k: Knowledge, rng: random.Random, budget_ms: int, hard_cap_ms: float | None = None
+) -> int:
     from .expert import expert_decision
 
-    return expert_decision(k, rng, budget_ms)
+    return expert_decision(k, rng, budget_ms, hard_cap_ms)
 
 
-def expert_pass(view: View, rules: Rules, rng: random.Random) -> int:
+def expert_pass(
+    view: View, rules: Rules, rng: random.Random, hard_cap_ms: float | None = None
+) -> int:
     from .expert import simulated_pass
 
-    return simulated_pass(view, rules, rng)
+    return simulated_pass(view, rules, rng, hard_cap_ms)
 
 
 def std_pass(view: View, t: Tables) -> int:
