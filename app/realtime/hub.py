@@ -74,18 +74,21 @@ class Connection:
                 await self._writer
 
 
-def state_message(table: Table, state: Any, seat: int | None) -> bytes:
+def state_message(
+    table: Table, state: Any, seat: int | None, events: list[Any] | None = None
+) -> bytes:
     view = engine.view(state, seat) if state is not None else None
-    return orjson.dumps(
-        {
-            "type": "state",
-            "table_id": table.id,
-            "version": table.version,
-            "seat": seat,
-            "table": table.public_json(),
-            "view": view,
-        }
-    )
+    msg: dict[str, Any] = {
+        "type": "state",
+        "table_id": table.id,
+        "version": table.version,
+        "seat": seat,
+        "table": table.public_json(),
+        "view": view,
+    }
+    if events:
+        msg["events"] = events
+    return orjson.dumps(msg)
 
 
 class _Join:
@@ -191,29 +194,40 @@ class TableHub:
         note = orjson.loads(data)
         version = int(note["v"])
         events = note.get("events") or []
+        if note.get("s") and version > self.state_version:
+            # The events ride in the state message: one send per socket per change.
+            await self.push_state(events=(version, events) if events else None)
         if events:
             msg = orjson.dumps({"type": "events", "version": version, "events": events})
             for conn in list(self.conns):
                 if version > conn.event_version:
                     conn.event_version = version
                     conn.send(msg)
-        if note.get("s") and version > self.state_version:
-            await self.push_state()
 
-    async def push_state(self, only: Connection | None = None) -> None:
+    async def push_state(
+        self,
+        only: Connection | None = None,
+        events: tuple[int, list[Any]] | None = None,
+    ) -> None:
         """Send each socket its view of the newest state (once per version per socket)."""
         table, state = await self.hubs.service.read(self.table_id)
         self.state_version = max(self.state_version, table.version)
-        encoded: dict[int | None, bytes] = {}
+        encoded: dict[tuple[int | None, bool], bytes] = {}
         targets = [only] if only is not None else list(self.conns)
         for conn in targets:
             if conn.state_version >= table.version:
                 continue
             seat = table.seat_of(conn.player_id) if conn.player_id else None
-            if seat not in encoded:
-                encoded[seat] = state_message(table, state, seat)
+            with_events = events is not None and events[0] > conn.event_version
+            key = (seat, with_events)
+            if key not in encoded:
+                encoded[key] = state_message(
+                    table, state, seat, events[1] if with_events and events else None
+                )
             conn.state_version = table.version
-            conn.send(encoded[seat])
+            if with_events and events is not None:
+                conn.event_version = events[0]
+            conn.send(encoded[key])
 
 
 class Hubs:

@@ -11,7 +11,7 @@ from app.settings import MEMORY_REDIS_URL
 Redis = aioredis.Redis
 
 
-def make_redis(url: str, *, fake_server: Any = None) -> Redis:
+def make_redis(url: str, *, fake_server: Any = None, max_connections: int = 200) -> Redis:
     """Return an asyncio Redis client for ``url``.
 
     ``memory://`` gives fakeredis, which runs the same Lua scripts through lupa, so the
@@ -24,4 +24,8 @@ def make_redis(url: str, *, fake_server: Any = None) -> Redis:
         server = fake_server if fake_server is not None else fakeredis.FakeServer()
         client: Redis = fakeredis.FakeAsyncRedis(server=server)
         return client
-    return aioredis.Redis.from_url(url, health_check_interval=30)
+    # A blocking pool waits for a free connection under bursts instead of failing.
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=20, health_check_interval=30
+    )
+    return aioredis.Redis(connection_pool=pool)

@@ -119,12 +119,13 @@ def scan(
     allowed_extra = set(CARD_TOKEN.findall(orjson.dumps(rules.to_options()).decode()))
     for raw, msg in zip(client.raw, client.messages, strict=True):
         tokens = set(CARD_TOKEN.findall(raw))
-        if msg["type"] == "events":
-            for event in msg["events"]:
+        if msg["type"] in ("events", "state"):
+            for event in msg.get("events", ()):
                 assert "cards" not in event.get("move", {}), f"a pass leaked: {event}"
                 if event.get("kind") == "move" and event["move"]["type"] == "play":
                     sent = engine.move_from_json(applied[event["v"]][1])
                     assert sent == engine.move_from_json(event["move"])
+        if msg["type"] == "events":
             continue
         if msg["type"] != "state" or msg["view"] is None:
             assert not tokens - allowed_extra, (msg["type"], tokens)
@@ -143,7 +144,7 @@ def scan(
         # Played cards (tricks, history) are public even when the same card names sit in
         # another hand of a later deal; scan everything else.
         private = {k: v for k, v in msg["view"].items() if k not in PUBLIC_PLAYED}
-        rest = {**msg, "view": private}
+        rest = {**msg, "view": private, "events": []}  # events are checked above
         leaked = set(CARD_TOKEN.findall(orjson.dumps(rest).decode())) & hidden_cards(state, seat)
         assert not leaked, f"seat {seat} saw hidden cards {leaked} at v{version}"
         checked += 1
