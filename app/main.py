@@ -43,6 +43,10 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = await start_services(settings, fake_redis_server=fake_redis_server)
         app.state.services = services
+        # app.db.api reads these names (docs/persistence.md).
+        app.state.database = services.database
+        app.state.redis = services.redis
+        app.state.secret_key = settings.effective_secret()
         try:
             yield
         finally:
