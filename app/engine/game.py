@@ -398,7 +398,12 @@ def legal_mask(
         if not broken:
             bar |= t.lead_bar
             exempt |= t.lead_exempt
-        m = hand & ~bar if hand & ~exempt else hand
+        if hand & ~exempt:
+            m = hand & ~bar
+        else:
+            # nothing ordinary to lead: jokers first (so a joker spares unbroken hearts),
+            # else the barred cards themselves
+            m = hand & t.jokers or hand
     elif led_suit < 0:
         m = hand  # only jokers so far: any card, the first real suit sets the suit
     else:

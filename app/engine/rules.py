@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
+from functools import lru_cache
 from typing import Final
 
 from .errors import RulesError
@@ -96,8 +97,13 @@ class Rules:
         return out
 
     def to_json(self) -> dict[str, object]:
-        """Every field, as JSON values."""
-        return {k: _option_json(k, v) for k, v in asdict(self).items()}
+        """Every field, as JSON values (a fresh dict; the work is cached per rule set)."""
+        return dict(_rules_json(self))
+
+
+@lru_cache(maxsize=512)
+def _rules_json(r: Rules) -> dict[str, object]:
+    return {k: _option_json(k, v) for k, v in asdict(r).items()}
 
 
 def _option_json(name: str, value: object) -> object:

@@ -61,7 +61,12 @@ def test_joker_led_only_with_nothing_else_and_never_wins() -> None:
     only = s._clone()
     only.hands = (cards("JK1 2H"), cards("2D 3D"), cards("AD 5D"))
     only.broken = False
-    assert {m.card for m in legal_moves(only, 0)} == {52, parse_card("2H")}  # type: ignore[union-attr]
+    # jokers and unbroken hearts: the joker must lead (the hand is not "only hearts")
+    assert {m.card for m in legal_moves(only, 0)} == {52}  # type: ignore[union-attr]
+    assert code_of(only, 0, pc("2H")) == "hearts_not_broken"
+    broken = only._clone()
+    broken.broken = True
+    assert {m.card for m in legal_moves(broken, 0)} == {parse_card("2H")}  # type: ignore[union-attr]
     # a joker led: the next player may play anything, the first real suit sets the suit
     after = play(only, "JK1")
     assert after.led_suit == -1
