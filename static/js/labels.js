@@ -84,6 +84,23 @@ export const DECKS_BY_PLAYERS = {
 };
 export const PASS_COUNT_BY_PLAYERS = { 3: 3, 4: 3, 5: 2 };
 
+// Each preset's values where they differ from the options' general defaults. The server's
+// /api/presets lists only options that differ from the preset itself (always none), so the
+// form needs this to show a preset's real values; a "values" field from the server wins.
+export const PRESET_VALUES = {
+  "classic-3": { players: 3, deck: "remove_2d" },
+  "classic-3-jokers": { players: 3, deck: "jokers" },
+  "classic-5": { players: 5, deck: "remove_2c_2d", pass_count: 2 },
+  "classic-5-jokers": { players: 5, deck: "jokers", pass_count: 2 },
+  omnibus: { omnibus: "JD" },
+  hooligan: { hooligan: true },
+  "spot-hearts": { graded_hearts: true },
+  "two-player-dummy": { players: 2, passing: "lr", no_points_first_trick: false, moon: "self" },
+  "two-player-28": { players: 2, passing: "none", no_points_first_trick: false, queen_breaks_hearts: false },
+  "double-hearts": { target_score: 250 },
+  "double-hearts-3": { players: 3, target_score: 250 },
+};
+
 export const BOT_LABELS = { easy: "Easy", standard: "Standard", pro: "Pro", expert: "Expert" };
 
 export function botLabel(level) {

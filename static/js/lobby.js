@@ -11,6 +11,7 @@ import {
   OPTION_HELP,
   PASSING_BY_GAME,
   PASS_COUNT_BY_PLAYERS,
+  PRESET_VALUES,
   botLabel,
   relativeSeat,
   valueLabel,
@@ -348,12 +349,16 @@ class Lobby {
     const preset = this.presetInfo(presetId);
     if (!preset) return;
     this.currentPreset = preset;
-    this.values = structuredClone(preset.options);
+    const base = {};
+    for (const option of this.options) base[option.name] = option.default;
+    Object.assign(base, PRESET_VALUES[preset.id] || {}, preset.values || {}, preset.options || {});
+    base.players = preset.players;
+    this.baseValues = base;
+    this.values = structuredClone(base);
     document.getElementById("preset-summary").textContent = `${preset.players} players.`;
     const fields = [h("legend", {}, "Rules")];
     for (const option of this.options) {
       if (!option.games.includes(preset.game)) continue;
-      if (!(option.name in preset.options)) continue;
       fields.push(this.optionField(option, preset));
     }
     fill(this.optionsBox, fields);
@@ -505,7 +510,7 @@ class Lobby {
   }
 
   changedOptions() {
-    const base = this.currentPreset.options;
+    const base = this.baseValues;
     const out = {};
     for (const [key, value] of Object.entries(this.values)) {
       if (JSON.stringify(value) !== JSON.stringify(base[key])) out[key] = value;

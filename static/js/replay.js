@@ -75,10 +75,10 @@ class ReplayPage {
     const btn = (label, text, fn, id) => h("button", { type: "button", class: "btn small", "aria-label": label, onclick: fn, id }, text);
     e.controls = h("div", { class: "replay-controls row" },
       h("label", { for: "replay-hand" }, "Hand"), e.handSelect,
-      btn("Previous hand", "\u23EE Hand", () => this.go(this.hand - 1, 0), "prev-hand"),
+      btn("Previous hand", "\u00AB Hand", () => this.go(this.hand - 1, 0), "prev-hand"),
       btn("Previous trick", "\u25C0 Trick", () => this.move(-1), "prev-trick"),
       btn("Next trick", "Trick \u25B6", () => this.move(1), "next-trick"),
-      btn("Next hand", "Hand \u23ED", () => this.go(this.hand + 1, 0), "next-hand"));
+      btn("Next hand", "Hand \u00BB", () => this.go(this.hand + 1, 0), "next-hand"));
     e.trick = h("div", { class: "replay-trick", role: "group", "aria-label": "Trick" });
     e.holdings = h("div", { class: "replay-holdings" });
     e.result = h("div", { class: "replay-result" });

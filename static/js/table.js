@@ -30,6 +30,9 @@ const POSITIONS = {
   5: ["bottom", "left", "top-left", "top-right", "right"],
 };
 
+// A hand's result stays up at least this long (unless closed), even if play goes on.
+const RESULT_MIN_MS = 6000;
+
 const PRESET_FALLBACK_LABELS = {
   classic: "Hearts, 4 players",
   "two-player-dummy": "Two players with a dummy",
@@ -94,6 +97,7 @@ class TablePage {
 
   destroy() {
     clearInterval(this.tick);
+    clearTimeout(this.resultTimer);
     document.removeEventListener("keydown", this.keyHandler);
     window.removeEventListener("resize", this.resizeHandler);
     if (this.socket) this.socket.close();
@@ -158,6 +162,8 @@ class TablePage {
         break;
       case "ack":
         this.pending.delete(msg.id);
+        this.ackedVersion = Math.max(this.ackedVersion || 0, msg.version || 0);
+        this.markPending();
         break;
       case "error":
         this.onError(msg);
@@ -170,6 +176,7 @@ class TablePage {
   send(type, fields = {}, ctx = {}) {
     const msg = { type, id: newId(), ...fields };
     this.pending.set(msg.id, { msg, ctx });
+    this.markPending();
     if (!this.socket.send(msg)) {
       // Not connected: it goes out (with the same id) once the socket is back.
       toast("Not connected: it will be sent when the connection is back.");
@@ -186,9 +193,19 @@ class TablePage {
     }
   }
 
+  /** Moves in flight, and the version shown, as data attributes (tests wait on them). */
+  markPending() {
+    const page = this.el && this.el.page;
+    if (!page) return;
+    page.dataset.pending = String([...this.pending.values()].filter((p) => p.msg.type === "move").length);
+    page.dataset.version = String(this.view || this.table ? this.shownVersion || 0 : 0);
+    page.dataset.acked = String(this.ackedVersion || 0);
+  }
+
   onError(msg) {
     const pending = msg.id ? this.pending.get(msg.id) : null;
     if (msg.id) this.pending.delete(msg.id);
+    this.markPending();
     const ctx = pending ? pending.ctx : {};
     const words = reasonWords(msg.code, msg.message, { ...ctx, ...this.reasonContext() });
     if (pending && pending.msg.type === "move") {
@@ -216,6 +233,7 @@ class TablePage {
 
   onState(msg) {
     const before = this.view;
+    this.shownVersion = msg.version;
     this.table = msg.table;
     this.seat = msg.seat;
     this.view = msg.view;
@@ -224,10 +242,17 @@ class TablePage {
       this.selected.clear();
     }
     if (v && before && v.history.length > before.history.length && v.phase !== "over") {
+      // Show the hand's result for a while: the next hand starts at once on the server.
       this.resultFor = v.history[v.history.length - 1].hand_no;
+      this.resultShownAt = Date.now();
+      clearTimeout(this.resultTimer);
+      this.resultTimer = setTimeout(() => this.render(), RESULT_MIN_MS + 50);
     }
-    if (v && this.resultFor !== null && (v.trick.length || v.tricks.length)) {
-      this.resultFor = null; // the next hand is under way
+    if (v && this.resultFor !== null) {
+      const started = v.trick.length || v.tricks.length;
+      const old = Date.now() - this.resultShownAt >= RESULT_MIN_MS;
+      const myPlay = v.legal && v.legal.type === "play" && v.trick.length;
+      if ((started && old) || myPlay) this.resultFor = null;
     }
     if (this.faceChoice && !(v && v.legal && v.legal.faces)) this.faceChoice = null;
     if (this.lastError && before && v && (before.trick.length !== v.trick.length || before.phase !== v.phase)) {
@@ -432,6 +457,10 @@ class TablePage {
 
   render() {
     if (!this.table || this.gone) return;
+    const rv = this.view;
+    if (rv && this.resultFor !== null && Date.now() - this.resultShownAt >= RESULT_MIN_MS && (rv.trick.length || rv.tricks.length)) {
+      this.resultFor = null;
+    }
     const t = this.table;
     const v = this.view;
     const n = t.players;
@@ -449,6 +478,7 @@ class TablePage {
     this.renderSheet();
     this.renderClocks();
     this.renderError();
+    this.markPending();
     const myTurn = v && v.legal && this.seat !== null;
     document.title = `${myTurn ? "Your turn \u2013 " : ""}${this.presetLabels[t.preset] || t.preset} \u2013 Hearts Online`;
   }
@@ -572,7 +602,7 @@ class TablePage {
     const pts = v.points_taken[index];
     fill(el,
       h("div", { class: "seat-name" }, h("span", { class: "name-text" }, "Dummy")),
-      h("div", { class: "seat-info" }, `${v.tricks_won[index]} tricks \u00b7 ${pts} pt${pts === 1 ? "" : "s"} \u00b7 total ${v.scores[index]}`));
+      h("div", { class: "seat-info" }, `${v.tricks_won[index]} trick${v.tricks_won[index] === 1 ? "" : "s"} \u00b7 ${pts} pt${pts === 1 ? "" : "s"} \u00b7 total ${v.scores[index]}`));
     el.setAttribute("aria-label", "The dummy");
   }
 
@@ -584,7 +614,7 @@ class TablePage {
     if (this.seat === null && this.seatIsFree(s)) {
       buttons.push(h("button", { type: "button", class: "btn small primary", onclick: () => this.sitAt(seat) }, s.kind === "bot" ? "Take over this seat" : "Sit here"));
     }
-    if (isHost && t.status !== "playing") {
+    if (isHost && t.status === "waiting") {
       if (s.kind === "open") {
         const level = h("select", { "aria-label": `Computer level for seat ${seat + 1}`, class: "small" },
           ["easy", "standard", "pro"].map((l) => h("option", { value: l, selected: l === "standard" }, botLabel(l))));
@@ -668,6 +698,7 @@ class TablePage {
     const area = this.el.trick;
     if (!v || !this.table || this.table.status === "waiting") {
       fill(area);
+      delete this.el.trickInfo.dataset.key;
       setText(this.el.trickInfo, this.table && this.table.status === "waiting" ? "Waiting for players\u2026" : "");
       return;
     }
@@ -722,10 +753,31 @@ class TablePage {
       const total = handTricks(v);
       if (v.phase === "play" && total) info.push(`Trick ${Math.min(v.trick_no + 1, total)} of ${total}.`);
     }
-    if (v.game === "twentyeight" && v.phase === "play") info.push(v.hearts_broken ? "Hearts are broken." : "Hearts not broken yet.");
-    else if (v.phase === "play") info.push(v.hearts_broken ? "Hearts are broken." : "Hearts not broken.");
-    if (v.dead_count) info.push(`${v.dead_count} card${v.dead_count === 1 ? "" : "s"} face down, shown at the end of the hand.`);
-    setText(this.el.trickInfo, info.join(" "));
+    if (v.game === "twentyeight" && v.phase === "play") info.push(["minor", v.hearts_broken ? "Hearts are broken." : "Hearts not broken yet."]);
+    else if (v.phase === "play") info.push(["minor", v.hearts_broken ? "Hearts are broken." : "Hearts not broken."]);
+    if (v.phase === "pass" && v.pass_direction) {
+      info.push(`Passing ${v.pass_count} card${v.pass_count === 1 ? "" : "s"} ${DIRECTION_WORDS[v.pass_direction] || v.pass_direction}.`);
+    }
+    if (v.dead_count && v.phase === "play") info.push(["minor", `${v.dead_count} card${v.dead_count === 1 ? "" : "s"} face down, shown at the end of the hand.`]);
+    const children = info.map((item) => (Array.isArray(item)
+      ? h("span", { class: `info-${item[0]}` }, `${item[1]} `)
+      : h("span", {}, `${item} `)));
+    // Early in a hand, the previous hand's result stays in words under the trick (the
+    // result panel may already be gone), with its face-down cards shown.
+    const last = v.history.length ? v.history[v.history.length - 1] : null;
+    if (last && v.tricks.length === 0 && v.phase !== "over" && last.hand_no === v.hand_no - 1) {
+      const parts = last.points.map((p, i) => `${this.scorerName(i)} ${signed(p)}`).join(", ");
+      children.push(h("span", { class: "last-hand" }, `Hand ${last.hand_no + 1}: ${parts}.`));
+      if (last.dead && last.dead.length) {
+        children.push(h("span", { class: "dead-line" }, "Face-down cards were: ",
+          last.dead.map((c) => cardChip(c))));
+      }
+    }
+    const key = JSON.stringify([info, last && last.hand_no, v.tricks.length === 0]);
+    if (this.el.trickInfo.dataset.key !== key) {
+      this.el.trickInfo.dataset.key = key;
+      fill(this.el.trickInfo, children);
+    }
   }
 
   toggleLastTrick(force) {
@@ -929,7 +981,7 @@ class TablePage {
         const fromDummy = turn && turn.from === "dummy";
         const leading = v.trick.length === 0;
         if (this.faceChoice) {
-          text = `Lead the ${cardName(this.faceChoice)} with which face?`;
+          text = `Which face of the ${cardShort(this.faceChoice)} leads? Its suit is the suit led.`;
           buttons.push(...this.faceButtons(this.faceChoice, v.legal.faces));
         } else if (fromDummy) {
           text = leading ? "Your turn: lead a card from your half dummy." : "Your turn: play a card from your half dummy.";
@@ -995,7 +1047,7 @@ class TablePage {
         },
       },
       h("span", { class: `face-sample s-${face.suit} ${which}`, "aria-hidden": "true" }, faceShort(face)),
-      ` ${which === "dark" ? "Dark" : "Light"}: ${SUIT_NAMES[face.suit]} led`);
+      h("span", { "aria-hidden": "true" }, ` ${which === "dark" ? "Dark" : "Light"}: ${SUIT_SYMBOLS[face.suit]} led`));
     };
     const out = (faces || ["light", "dark"]).map(make);
     out.push(h("button", {
@@ -1309,7 +1361,7 @@ class TablePage {
       h("tbody", {}, v.history.map((r) => h("tr", {},
         h("th", { scope: "row" },
           `${r.hand_no + 1}`,
-          r.direction && r.direction !== "none" ? h("span", { class: "dir" }, ` ${shortDirection(r.direction)}`) : null,
+          r.direction && r.direction !== "none" && v.game !== "twentyeight" ? h("span", { class: "dir" }, ` ${shortDirection(r.direction)}`) : null,
           r.dead && r.dead.length ? h("span", { class: "dead" }, ` dead: ${r.dead.map(cardShort).join(" ")}`) : null),
         scorers.map((i) => h("td", {},
           h("span", { class: "pts" }, signed(r.points[i])),
@@ -1438,6 +1490,14 @@ function handTricks(v) {
   const played = v.tricks.reduce((a, t) => a + t.plays.length, 0) + v.trick.length;
   const perTrick = v.game === "dummy" ? 3 : v.players;
   return Math.round((held + played) / perTrick) || 0;
+}
+
+/** A card as short coloured text ("Q♠"), for lines of words. */
+function cardChip(code) {
+  const card = parseCard(code);
+  const faces = card.dark ? [card.light, card.dark] : [card.light];
+  return h("span", { class: "chip", "data-card": code, role: "img", "aria-label": cardName(code) },
+    faces.map((f, i) => h("span", { class: [f.joker ? "joker" : `s-${f.suit}`, i ? "dark" : ""], "aria-hidden": "true" }, faceShort(f))));
 }
 
 function signed(n) {

@@ -93,12 +93,17 @@ def create_table(
     page.select_option("#create-timer", str(timer))
     if not autostart:
         page.uncheck("#create-autostart")
-    for name, value in (options or {}).items():
+    if options:
         page.click(".more-options summary")
+    for name, value in (options or {}).items():
+        field = page.locator(f"#opt-{name}")
         if isinstance(value, bool):
-            page.set_checked(f"#opt-{name}", value)
+            field.set_checked(value)
+        elif field.evaluate("el => el.tagName") == "SELECT":
+            field.select_option(str(value))
         else:
-            page.select_option(f"#opt-{name}", str(value))
+            field.fill(str(value))
+            field.dispatch_event("change")
     page.click("#create-go")
     page.wait_for_url("**/?table=*")
     page.wait_for_selector(".table-page:not(.loading)")
@@ -119,7 +124,8 @@ def view_state(page: Any) -> dict[str, Any]:
             classes: page ? page.className : '',
             hand: cards('.hand-cards .card'),
             dummy: cards('.dummy-cards .card'),
-            trick: [...document.querySelectorAll('.trick .slot')].map((s) => s.dataset.card),
+            trick: [...document.querySelectorAll('.trick .slot:not(.done)')].map((s) => s.dataset.card),
+            last_trick: [...document.querySelectorAll('.trick .slot.done')].map((s) => s.dataset.card),
             status: (document.getElementById('status-line') || {}).textContent || '',
             error: (document.getElementById('move-error') || {}).textContent || '',
         };
@@ -149,8 +155,39 @@ def received_views(player: Player) -> list[dict[str, Any]]:
     return out
 
 
+def page_version(page: Any) -> int:
+    return int(
+        page.evaluate("() => Number(document.querySelector('.table-page')?.dataset.version || 0)")
+    )
+
+
+def settle(page: Any, before: int, timeout: float = 10_000) -> None:
+    """Wait until the page has its answer to the move it just sent (a new state or an error)."""
+    page.wait_for_function(
+        """(before) => {
+            const p = document.querySelector('.table-page');
+            if (!p) return false;
+            const err = document.getElementById('move-error');
+            if (p.dataset.pending !== '0') return false;
+            if (err && err.textContent) return true;
+            const shown = Number(p.dataset.version);
+            return shown > before && shown >= Number(p.dataset.acked || 0);
+        }""",
+        arg=before,
+        timeout=timeout,
+    )
+
+
 def act_once(page: Any, *, keyboard: bool = False) -> str | None:
     """Make one move if it is this page's turn (first legal cards); returns what was done."""
+    before = page_version(page)
+    done = _act(page, keyboard=keyboard)
+    if done:
+        settle(page, before)
+    return done
+
+
+def _act(page: Any, *, keyboard: bool = False) -> str | None:
     state = view_state(page)
     classes = state["classes"]
     if "phase-pass" in classes:
@@ -187,7 +224,9 @@ def click_card(page: Any, card: str, *, keyboard: bool = False, row: str = "hand
         page.click(sel)
         return
     # Keyboard only: bring focus into the row, walk with the arrow keys, press Enter.
-    focused = page.evaluate("() => document.activeElement && document.activeElement.dataset.card || null")
+    focused = page.evaluate(
+        "() => document.activeElement && document.activeElement.dataset.card || null"
+    )
     in_row = page.evaluate(
         f"() => !!document.activeElement && !!document.activeElement.closest('.{row}-cards')"
     )
@@ -200,12 +239,97 @@ def click_card(page: Any, card: str, *, keyboard: bool = False, row: str = "hand
             page.keyboard.press("ArrowUp" if row == "dummy" else "ArrowDown")
         else:
             page.keyboard.press("h")
-        focused = page.evaluate("() => document.activeElement && document.activeElement.dataset.card || null")
+        focused = page.evaluate(
+            "() => document.activeElement && document.activeElement.dataset.card || null"
+        )
     order = page.eval_on_selector_all(f".{row}-cards .card", "els => els.map(e => e.dataset.card)")
     here = order.index(focused) if focused in order else 0
     there = order.index(card)
     key = "ArrowRight" if there > here else "ArrowLeft"
     for _ in range(abs(there - here)):
         page.keyboard.press(key)
-    assert page.evaluate("() => document.activeElement.dataset.card") == card, "focus did not reach the card"
+    assert page.evaluate("() => document.activeElement.dataset.card") == card, (
+        "focus did not reach the card"
+    )
     page.keyboard.press("Enter")
+
+
+LAYOUT_PROBLEMS_JS = """
+() => {
+  const problems = [];
+  const W = window.innerWidth;
+  const visible = (el) => {
+    if (!el) return false;
+    const s = getComputedStyle(el);
+    if (s.display === 'none' || s.visibility === 'hidden') return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const box = (el) => el.getBoundingClientRect();
+  const name = (el) => el.className ? `${el.tagName.toLowerCase()}.${String(el.className).split(' ').join('.')}` : el.tagName;
+  const overlap = (a, b) => {
+    const r = box(a), q = box(b);
+    const x = Math.min(r.right, q.right) - Math.max(r.left, q.left);
+    const y = Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top);
+    return x > 1 && y > 1;
+  };
+  const pairwise = (els, what) => {
+    els = els.filter(visible);
+    for (let i = 0; i < els.length; i++)
+      for (let j = i + 1; j < els.length; j++)
+        if (overlap(els[i], els[j])) problems.push(`${what}: ${name(els[i])} overlaps ${name(els[j])}`);
+  };
+  if (document.scrollingElement.scrollWidth > W + 1) problems.push(`page is ${document.scrollingElement.scrollWidth}px wide for a ${W}px window`);
+  for (const el of document.querySelectorAll('main *')) {
+    if (!visible(el) || el.closest('.cards-row') || el.closest('.chat-log') || el.closest('.sheet-wrap')) continue;
+    const r = box(el);
+    if (r.right > W + 1 || r.left < -1) { problems.push(`${name(el)} sticks out of the window (${Math.round(r.left)}..${Math.round(r.right)})`); break; }
+  }
+  const q = (s) => [...document.querySelectorAll(s)];
+  pairwise([...q('.table-head'), ...q('.felt'), ...q('.action-bar'), ...q('.my-cards'), ...q('.side-col')], 'regions');
+  const center = q('.center-panel').filter(visible);
+  pairwise([...q('.felt .seat'), ...q('.trick-area').filter(() => !center.length), ...center], 'table');
+  pairwise(q('.trick .slot .card'), 'trick');
+  pairwise(q('.trick .slot .slot-name'), 'trick names');
+  // Overlapping hand cards must leave every corner index readable.
+  for (const row of q('.cards-row')) {
+    const cards = [...row.querySelectorAll('.card')];
+    for (let i = 0; i + 1 < cards.length; i++) {
+      const a = box(cards[i]), b = box(cards[i + 1]);
+      if (Math.abs(a.top - b.top) > 20) continue; // next grid row
+      for (const idx of cards[i].querySelectorAll('.idx')) {
+        if (box(idx).right > b.left + 1) problems.push(`card ${cards[i].dataset.card} index hidden by ${cards[i + 1].dataset.card}`);
+      }
+    }
+    for (const card of cards) {
+      const r = box(card);
+      if (r.right > W + 1 || r.left < -1) problems.push(`card ${card.dataset.card} is outside the window`);
+    }
+  }
+  return problems;
+}
+"""
+
+
+def layout_problems(page: Any) -> list[str]:
+    return list(page.evaluate(LAYOUT_PROBLEMS_JS))
+
+
+def play_until(
+    pages: list[Any], done: Any, *, keyboard: bool = False, timeout: float = 90.0
+) -> None:
+    """Let every page make its moves (first legal cards) until ``done()`` is true."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError("the game did not get there in time")
+        acted = False
+        for page in pages:
+            if act_once(page, keyboard=keyboard):
+                acted = True
+        if not acted:
+            time.sleep(0.05)
+
+
+def hands_finished(page: Any) -> int:
+    return int(page.evaluate("() => document.querySelectorAll('.sheet-table tbody tr').length"))
