@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -32,6 +33,17 @@ def unavailable(what: str, error: object) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(message + " (HEARTS_TEST_REQUIRE_SERVICES=1)")
     pytest.skip(message)
+
+
+@pytest.fixture(autouse=True)
+def cheap_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Argon2 with its real parameters costs a loaded 2-core machine seconds per test."""
+    from argon2 import PasswordHasher
+
+    from app.db import players
+
+    cheap = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    monkeypatch.setattr(players, "password_hasher", lambda: cheap)
 
 
 @functools.cache
@@ -82,18 +94,33 @@ def db_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue("pg_url"))
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One migrated SQLite file per run, copied for each test (migrating costs ~0.5 s)."""
+    path = tmp_path_factory.mktemp("template") / "hearts.sqlite3"
+    upgrade_to_head(f"sqlite:///{path}")
+    return path
+
+
+def _migrate(url: str, template: Path) -> None:
+    if url.startswith("sqlite:///"):
+        shutil.copyfile(template, url.removeprefix("sqlite:///"))
+    else:
+        upgrade_to_head(url)
+
+
 @pytest.fixture
-def database(db_url: str) -> Iterator[Database]:
+def database(db_url: str, migrated_sqlite_file: Path) -> Iterator[Database]:
     """A migrated database, on SQLite and on PostgreSQL."""
-    upgrade_to_head(db_url)
+    _migrate(db_url, migrated_sqlite_file)
     db = make_database(db_url)
     yield db
     db.dispose()
 
 
 @pytest.fixture
-def sqlite_database(sqlite_url: str) -> Iterator[Database]:
-    upgrade_to_head(sqlite_url)
+def sqlite_database(sqlite_url: str, migrated_sqlite_file: Path) -> Iterator[Database]:
+    _migrate(sqlite_url, migrated_sqlite_file)
     db = make_database(sqlite_url)
     yield db
     db.dispose()

@@ -45,7 +45,7 @@ def test_no_server_error(api_app: Any) -> None:
 
         @given(case=operation.as_strategy())
         @settings(
-            max_examples=15,
+            max_examples=10,
             deadline=None,
             suppress_health_check=list(HealthCheck),
             database=None,

@@ -126,3 +126,14 @@ def test_delete_player_ends_sessions(database: Database) -> None:
     assert verify_token(database, token, SECRET) is None
     assert get_player(database, guest.id) is None
     assert not delete_player(database, guest.id)
+
+
+def test_real_argon2_parameters(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.db import players
+
+    monkeypatch.undo()  # the real hasher, not the tests' cheap one
+    hasher = players.password_hasher()
+    assert (hasher.time_cost, hasher.memory_cost) == (3, 65536)
+    encoded = hasher.hash("correct horse battery")
+    assert encoded.startswith("$argon2id$")
+    assert hasher.verify(encoded, "correct horse battery")
