@@ -165,12 +165,14 @@ class OutboxWorker:
         """Handle everything available now, then return (tests, shutdown)."""
         await self.ensure_group()
         while True:
-            before = self.written + self.duplicates + self.dead
-            if (
-                not await self.step(block_ms=0)
-                or before == self.written + self.duplicates + self.dead
-            ):
+            before = self.handled
+            if not await self.step(block_ms=0) or self.handled == before:
                 return
+
+    @property
+    def handled(self) -> int:
+        """Records this worker has finished with: written, duplicates and dead letters."""
+        return self.written + self.duplicates + self.dead
 
     async def _read(self, start: str, *, block_ms: int | None) -> list[tuple[Any, Any]]:
         kwargs: dict[str, Any] = {"count": self.batch}
@@ -255,6 +257,6 @@ async def _wait(stop_event: asyncio.Event, seconds: float) -> None:
         await asyncio.wait_for(stop_event.wait(), timeout=seconds)
 
 
-async def pending_count(redis: Any, *, stream: str = STREAM_KEY, group: str = GROUP) -> int:
+async def pending_count(redis: Any, *, stream: str = STREAM_KEY) -> int:
     """Records not yet written to SQL (in the stream, delivered or not)."""
     return int(await redis.xlen(stream))
