@@ -44,7 +44,7 @@ from .moves import (
 from .rules import PRESET_LABELS, PRESETS, Rules, describe_options, make_rules
 from .serialize import STATE_SCHEMA, state_from_json, state_to_json
 from .tables import Tables, tables_for
-from .view import legal_json, view
+from .view import all_views, legal_json, view
 
 __all__ = [
     "DARK_FACE",
@@ -65,6 +65,7 @@ __all__ = [
     "RulesError",
     "Tables",
     "Trick",
+    "all_views",
     "apply",
     "card_name",
     "card_str",

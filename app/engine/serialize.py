@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .game import GameState, HandResult, Layout, Trick, check_layout
-from .rules import rules_from_json
+from .rules import Rules, rules_from_json
 from .tables import tables_for
 
 STATE_SCHEMA = 1
@@ -104,6 +104,21 @@ def _result(v: object) -> HandResult:
     )
 
 
+_RULES_CACHE: dict[str, Rules] = {}
+
+
+def _rules(obj: Mapping[str, object]) -> Rules:
+    """Parse a state's rules, remembering the few rule sets a server sees (loaded per move)."""
+    key = repr(sorted(obj.items()))
+    r = _RULES_CACHE.get(key)
+    if r is None:
+        r = rules_from_json(obj)
+        if len(_RULES_CACHE) > 1024:
+            _RULES_CACHE.clear()
+        _RULES_CACHE[key] = r
+    return r
+
+
 def state_from_json(obj: Mapping[str, object]) -> GameState:
     """Rebuild a state; raises ``ValueError`` for anything malformed."""
     if not isinstance(obj, Mapping) or obj.get("schema") != STATE_SCHEMA:
@@ -111,7 +126,7 @@ def state_from_json(obj: Mapping[str, object]) -> GameState:
     rules_obj = obj.get("rules")
     if not isinstance(rules_obj, Mapping):
         raise ValueError("a state needs its rules")
-    rules = rules_from_json(rules_obj)
+    rules = _rules(rules_obj)
     t = tables_for(rules)
     s = object.__new__(GameState)
     s.rules = rules

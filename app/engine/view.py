@@ -95,12 +95,10 @@ def legal_json(s: GameState, seat: int) -> dict[str, object] | None:
     return None
 
 
-def view(s: GameState, seat: int | None) -> dict[str, object]:
-    """The state as ``seat`` may see it; ``None`` is a spectator (what every player sees)."""
+def _public(s: GameState) -> dict[str, object]:
+    """What every player sees in common: the spectator view."""
     t = s.t
     n = t.n
-    if seat is not None and not (isinstance(seat, int) and 0 <= seat < n):
-        raise ValueError(f"no seat {seat!r}")
     turn = None
     if s.phase == "play":
         h = s.order[len(s.trick_cards)]
@@ -110,7 +108,7 @@ def view(s: GameState, seat: int | None) -> dict[str, object]:
         "preset": s.rules.preset,
         "game": t.game,
         "players": n,
-        "seat": seat,
+        "seat": None,
         "phase": s.phase,
         "hand_no": s.hand_no,
         "dealer": s.dealer,
@@ -120,7 +118,10 @@ def view(s: GameState, seat: int | None) -> dict[str, object]:
         "to_act": list(seats_to_act(s)),
         "turn": turn,
         "trick_no": s.trick_no,
-        "trick": _trick_json(t, Trick(s.trick_cards, s.trick_holders, -1, s.lead_face))["plays"],
+        "trick": [
+            {"seat": _seat_of(t, h), "from": _source(t, h), "card": _txt(t, c)}
+            for c, h in zip(s.trick_cards, s.trick_holders, strict=True)
+        ],
         "led_suit": "CDSH"[s.led_suit] if s.led_suit >= 0 else None,
         "hearts_broken": s.broken,
         "tricks": [_trick_json(t, tr) for tr in s.tricks],
@@ -140,14 +141,35 @@ def view(s: GameState, seat: int | None) -> dict[str, object]:
         v["half_dummy_sizes"] = [h.bit_count() for h in s.hands[2:]]
     if t.game in ("twentyeight", "double"):
         v["dead_count"] = s.dead.bit_count()
-    if seat is None:
-        return v
+    return v
+
+
+def _add_private(s: GameState, v: dict[str, object], seat: int) -> dict[str, object]:
+    t = s.t
+    v["seat"] = seat
     v["hand"] = _cards(t, s.hands[seat])
     if t.game == "dummy" and s.phase != "pass":
         v["half_dummy"] = _cards(t, s.hands[2 + seat])  # seen once passing is done
     if s.passes[seat]:
         v["passed_cards"] = _cards(t, s.passes[seat])
         if s.phase not in ("pass", "direction"):
-            v["received"] = _cards(t, s.passes[(seat - s.pass_offset) % n])
+            v["received"] = _cards(t, s.passes[(seat - s.pass_offset) % t.n])
     v["legal"] = legal_json(s, seat)
     return v
+
+
+def view(s: GameState, seat: int | None) -> dict[str, object]:
+    """The state as ``seat`` may see it; ``None`` is a spectator (what every player sees)."""
+    if seat is not None and not (
+        isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < s.t.n
+    ):
+        raise ValueError(f"no seat {seat!r}")
+    v = _public(s)
+    return v if seat is None else _add_private(s, v, seat)
+
+
+def all_views(s: GameState) -> tuple[dict[str, object], list[dict[str, object]]]:
+    """The spectator view and every seat's view, sharing the common part (build once per
+    change, then send); equal to ``view(s, None)`` and ``view(s, seat)`` for each seat."""
+    public = _public(s)
+    return public, [_add_private(s, dict(public), seat) for seat in range(s.t.n)]

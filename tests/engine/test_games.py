@@ -397,3 +397,19 @@ def test_engine_imports_no_web_database_or_redis_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_all_views_equal_single_views() -> None:
+    import random
+
+    from app.engine import PRESETS, all_views
+
+    for name in PRESETS:
+        s = new_game(make_rules(name), 2)
+        rng = random.Random(2)
+        for _ in range(25):
+            public, seats = all_views(s)
+            assert public == view(s, None)
+            assert seats == [view(s, i) for i in range(s.players)]
+            seat = seats_to_act(s)[0]
+            s = apply(s, seat, rng.choice(legal_moves(s, seat)))
