@@ -85,7 +85,10 @@ class Rules:
         return 17 if self.players == 3 else 13
 
     def to_options(self) -> dict[str, object]:
-        """The options that differ from the preset, as JSON values."""
+        """The options that differ from the preset, as JSON values (a fresh dict)."""
+        return dict(_rules_options(self))
+
+    def _options(self) -> dict[str, object]:
         base = PRESETS.get(self.preset, Rules())
         out: dict[str, object] = {}
         for f in fields(self):
@@ -99,6 +102,11 @@ class Rules:
     def to_json(self) -> dict[str, object]:
         """Every field, as JSON values (a fresh dict; the work is cached per rule set)."""
         return dict(_rules_json(self))
+
+
+@lru_cache(maxsize=512)
+def _rules_options(r: Rules) -> dict[str, object]:
+    return r._options()
 
 
 @lru_cache(maxsize=512)

@@ -106,6 +106,7 @@ def _public(s: GameState) -> dict[str, object]:
     v: dict[str, object] = {
         "schema": VIEW_SCHEMA,
         "preset": s.rules.preset,
+        "options": s.rules.to_options(),
         "game": t.game,
         "players": n,
         "seat": None,

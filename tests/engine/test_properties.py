@@ -720,7 +720,10 @@ def check_view(s: GameState, seat: int | None, tr: Tracker, seed: int) -> None:
         assert v.get("legal") is None
     for key, value in v.items():
         shown = card_texts(value)
-        if key == "previous_tricks":
+        if key == "options":
+            # the table's rule options name cards (pass limits, penalty spades), not holdings
+            assert value == s.rules.to_options()
+        elif key == "previous_tricks":
             # the last finished hand's tricks, which every player saw played
             want = tr.finished_plays[-1] if tr.finished_plays else []
             plays = [p["card"] for t in value for p in t["plays"]]
