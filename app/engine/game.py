@@ -553,16 +553,23 @@ def _play(s: GameState, holder: int, c: int, face: int) -> None:
     s.hands = tuple(hands)
     if not s.trick_cards:
         s.lead_face = face
-        if t.game == "double":
-            s.led_suit = (DARK_FACE[c] if face == DARK else c) // 13
-        else:
-            s.led_suit = c // 13 if c < 52 else -1
-    elif s.led_suit < 0 and c < 52:
-        s.led_suit = c // 13
+    s.led_suit = next_led_suit(t, s.led_suit, len(s.trick_cards), c, face)
     s.trick_cards = s.trick_cards + (c,)
     s.trick_holders = s.trick_holders + (holder,)
     if len(s.trick_cards) == len(s.order):
         _finish_trick(s)
+
+
+def next_led_suit(t: Tables, led_suit: int, n_played: int, c: int, face: int) -> int:
+    """The suit to follow once ``c`` is played as card number ``n_played`` of the trick; in
+    Double Hearts ``face`` names the leading face.  A joker sets no suit (-1)."""
+    if n_played == 0:
+        if t.game == "double":
+            return (DARK_FACE[c] if face == DARK else c) // 13
+        return c // 13 if c < 52 else -1
+    if led_suit < 0 and c < 52:
+        return c // 13
+    return led_suit
 
 
 def trick_winner(t: Tables, cards: Sequence[int], led_suit: int, lead_face: int) -> int:

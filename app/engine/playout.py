@@ -11,8 +11,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from .cards import DARK_FACE
-from .game import GameState, _dummy_order, hand_points, legal_mask, settle_moon
+from .game import (
+    GameState,
+    _dummy_order,
+    hand_points,
+    legal_mask,
+    next_led_suit,
+    settle_moon,
+)
 from .tables import DARK, LIGHT, Tables
 
 # a policy picks a card from a non-empty mask of legal cards: (sim, holder, legal) -> card
@@ -97,12 +103,7 @@ class Sim:
         cards = self.cards
         if not cards:
             self.lead_face = face
-            if t.game == "double":
-                self.led_suit = (DARK_FACE[c] if face == DARK else c) // 13
-            else:
-                self.led_suit = c // 13 if c < 52 else -1
-        elif self.led_suit < 0 and c < 52:
-            self.led_suit = c // 13
+        self.led_suit = next_led_suit(t, self.led_suit, len(cards), c, face)
         cards.append(c)
         self.holders.append(holder)
         if len(cards) < len(self.order):

@@ -5,8 +5,33 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from app.engine import GameState, Layout, Rules, apply, make_rules, parse_card, tables_for
+import pytest
+
+from app.engine import (
+    GameState,
+    IllegalMove,
+    Layout,
+    Rules,
+    apply,
+    make_rules,
+    parse_card,
+    state_to_json,
+    tables_for,
+)
 from app.engine.moves import PlayCard
+
+
+def code_of(s: GameState, seat: int, move: object) -> str:
+    """The reason code ``apply`` refuses ``move`` with; the state must be left unchanged."""
+    before = state_to_json(s)
+    with pytest.raises(IllegalMove) as e:
+        apply(s, seat, move)  # type: ignore[arg-type]
+    assert state_to_json(s) == before
+    return e.value.code
+
+
+def pc(text: str, face: str | None = None) -> PlayCard:
+    return PlayCard(parse_card(text), face)
 
 
 def cards(text: str) -> int:

@@ -27,21 +27,9 @@ from app.engine import (
 )
 from app.engine.moves import PlayCard
 
-from .helpers import at_last_trick, cards, game, play
+from .helpers import at_last_trick, cards, code_of, game, pc, play
 
 NOPASS = {"passing": "none"}
-
-
-def pc(text: str, face: str | None = None) -> PlayCard:
-    return PlayCard(parse_card(text), face)
-
-
-def code_of(s: object, seat: int, move: object) -> str:
-    before = state_to_json(s)  # type: ignore[arg-type]
-    with pytest.raises(IllegalMove) as e:
-        apply(s, seat, move)  # type: ignore[arg-type]
-    assert state_to_json(s) == before  # type: ignore[arg-type]
-    return e.value.code
 
 
 # --- jokers --------------------------------------------------------------------------------

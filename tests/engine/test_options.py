@@ -7,7 +7,6 @@ import pytest
 from app.engine import (
     ChooseDirection,
     ChooseMoon,
-    IllegalMove,
     PassCards,
     RulesError,
     apply,
@@ -16,27 +15,13 @@ from app.engine import (
     new_game,
     parse_card,
     seats_to_act,
-    state_to_json,
     view,
 )
-from app.engine.moves import PlayCard
 
-from .helpers import at_last_trick, cards, game, play
+from .helpers import at_last_trick, cards, code_of, game, pc, play
 
 NOPASS = {"passing": "none"}
 VOID_CLUBS = "QS AH 3D 4D 5D 6D 7D 8D 9D TD JD QD KD"
-
-
-def code_of(s: object, seat: int, move: object) -> str:
-    before = state_to_json(s)  # type: ignore[arg-type]
-    with pytest.raises(IllegalMove) as e:
-        apply(s, seat, move)  # type: ignore[arg-type]
-    assert state_to_json(s) == before  # type: ignore[arg-type]
-    return e.value.code
-
-
-def pc(text: str, face: str | None = None) -> PlayCard:
-    return PlayCard(parse_card(text), face)
 
 
 # --- players and decks -------------------------------------------------------------------
