@@ -5,8 +5,8 @@ readable line and one JSON line ``{"preset", "hands_per_s", "playouts_per_s"}``.
 
 - hands/s: deal, pass, every trick and the scoring, each move chosen at random among the legal
   ones and validated by ``apply`` (a new immutable state per move), as the server drives it.
-- playouts/s: from the first trick of a dealt hand (after passing), ``random_playout`` plays the
-  hand to its end in place, as the bots' look-ahead does.
+- playouts/s: from the first trick of a dealt hand (after passing), and from mid-hand (after 6
+  tricks), ``random_playout`` plays the hand to its end in place, as the bots' look-ahead does.
 """
 
 from __future__ import annotations
@@ -66,21 +66,22 @@ def hands_per_second(preset: str, seconds: float) -> float:
     return hands / (time.perf_counter() - start)
 
 
-def _first_trick_positions(preset: str, count: int) -> list[GameState]:
+def _positions(preset: str, count: int, tricks: int) -> list[GameState]:
+    """Dealt and passed hands, after ``tricks`` random tricks (0: the first trick)."""
     rules = make_rules(preset)
     rng = random.Random(2)
     out = []
     for seed in range(count):
         s = new_game(rules, seed)
-        while s.phase != "play":
+        while s.phase != "play" or s.trick_no < tricks:
             seat = seats_to_act(s)[0]
             s = apply(s, seat, _random_move(s, seat, rng))  # type: ignore[arg-type]
         out.append(s)
     return out
 
 
-def playouts_per_second(preset: str, seconds: float) -> float:
-    positions = _first_trick_positions(preset, 50)
+def playouts_per_second(preset: str, seconds: float, tricks: int = 0) -> float:
+    positions = _positions(preset, 50, tricks)
     sims = [Sim(p) for p in positions]
     rnd = random.Random(3).random
     n = 0
@@ -101,8 +102,19 @@ def main() -> None:
     for p in presets:
         hps = hands_per_second(p, args.seconds)
         pps = playouts_per_second(p, args.seconds)
-        print(f"{p:18s} {hps:9.0f} hands/s   {pps:9.0f} playouts/s", flush=True)
-        print(json.dumps({"preset": p, "hands_per_s": round(hps), "playouts_per_s": round(pps)}))
+        mid = playouts_per_second(p, args.seconds, tricks=6)
+        print(
+            f"{p:18s} {hps:9.0f} hands/s   {pps:9.0f} playouts/s from the first trick"
+            f"   {mid:9.0f} from mid-hand (after 6 tricks)",
+            flush=True,
+        )
+        line = {
+            "preset": p,
+            "hands_per_s": round(hps),
+            "playouts_per_s": round(pps),
+            "playouts_mid_hand_per_s": round(mid),
+        }
+        print(json.dumps(line))
 
 
 if __name__ == "__main__":
