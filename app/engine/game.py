@@ -622,21 +622,13 @@ def hand_points(
 ) -> tuple[list[int], list[int], int]:
     """For a finished hand: positive points and bonuses (zero or negative) per scorer, and the
     scorer who shot the moon (-1 for none)."""
-    pos = t.pos_value
-    neg = t.neg_value
+    pos_groups = t.pos_groups
+    neg_groups = t.neg_groups
     points: list[int] = []
     bonus: list[int] = []
     for m in taken:
-        p = 0
-        q = 0
-        while m:
-            low = m & -m
-            c = low.bit_length() - 1
-            p += pos[c]
-            q += neg[c]
-            m ^= low
-        points.append(p)
-        bonus.append(q)
+        points.append(sum(v * (m & g).bit_count() for g, v in pos_groups))
+        bonus.append(sum(v * (m & g).bit_count() for g, v in neg_groups))
     if t.rules.no_trick_bonus and t.game == "classic":
         for i in range(t.n):
             if won[i] == 0:

@@ -105,6 +105,9 @@ class Tables:
         self.pos_value = tuple(pos)
         self.neg_value = tuple(neg)
         self.value = tuple(p + q for p, q in zip(pos, neg, strict=True))
+        # the same values as (mask, value) groups: a pile's points are a few popcounts
+        self.pos_groups = _groups(pos, deck)
+        self.neg_groups = _groups(neg, deck)
         self.pos_mask = sum(1 << c for c in range(55) if pos[c] > 0) & deck
         self.neg_mask = sum(1 << c for c in range(55) if neg[c] < 0) & deck
         # points in a hand when no card is dead
@@ -187,6 +190,14 @@ class Tables:
         self.pass_count = r.pass_count
         # playing orders for the games where play goes round the table
         self.orders = tuple(tuple((lead + i) % n for i in range(n)) for lead in range(n))
+
+
+def _groups(values: list[int], deck: int) -> tuple[tuple[int, int], ...]:
+    by_value: dict[int, int] = {}
+    for c, v in enumerate(values):
+        if v and deck >> c & 1:
+            by_value[v] = by_value.get(v, 0) | 1 << c
+    return tuple((m, v) for v, m in sorted(by_value.items()))
 
 
 @lru_cache(maxsize=256)
