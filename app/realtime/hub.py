@@ -196,7 +196,7 @@ class TableHub:
         events = note.get("events") or []
         if note.get("s") and version > self.state_version:
             # The events ride in the state message: one send per socket per change.
-            await self.push_state(events=(version, events) if events else None)
+            await self.push_state(events=(version, events) if events else None, at_least=version)
         if events:
             msg = orjson.dumps({"type": "events", "version": version, "events": events})
             for conn in list(self.conns):
@@ -208,9 +208,10 @@ class TableHub:
         self,
         only: Connection | None = None,
         events: tuple[int, list[Any]] | None = None,
+        at_least: int | None = None,
     ) -> None:
         """Send each socket its view of the newest state (once per version per socket)."""
-        table, state = await self.hubs.service.read(self.table_id)
+        table, state = await self.hubs.service.read(self.table_id, at_least)
         self.state_version = max(self.state_version, table.version)
         encoded: dict[tuple[int | None, bool], bytes] = {}
         targets = [only] if only is not None else list(self.conns)

@@ -96,8 +96,16 @@ class TableService:
 
     # -- reading ---------------------------------------------------------------------------
 
-    async def read(self, table_id: str) -> tuple[Table, Any]:
-        """The table and its engine state (shared, read-only objects: do not mutate)."""
+    async def read(self, table_id: str, at_least: int | None = None) -> tuple[Table, Any]:
+        """The table and its engine state (shared, read-only objects: do not mutate).
+
+        With ``at_least``, a cached copy that new (e.g. what this instance just committed)
+        is returned without asking Redis.
+        """
+        if at_least is not None:
+            cached = self._read_cache.get(table_id)
+            if cached is not None and cached[0] >= at_least:
+                return cached[1], cached[2]
         loaded = await self.store.load(table_id)
         if loaded is None:
             self._read_cache.pop(table_id, None)
@@ -477,7 +485,7 @@ class TableService:
                 raise TableError("unknown_table", f"no table {table_id!r} (it may have expired)")
             table = Table.from_json(orjson.loads(loaded.blob), loaded.version)
             state = engine.state_from_json(table.game) if table.game is not None else None
-            before = Table.from_json(orjson.loads(loaded.blob), loaded.version)
+            before = table.lobby_json(0)
             now = self.clock()
             change = fn(table, state, now)
             if not change.commit:
@@ -496,7 +504,7 @@ class TableService:
     async def _commit(
         self,
         table: Table,
-        before: Table | None,
+        before: dict[str, Any] | None,
         old_state: Any,
         change: Change,
         *,
@@ -545,6 +553,10 @@ class TableService:
         )
         if not result.ok:
             return False
+        if change.state_changed:
+            # What was just stored is what the hubs will read: keep it for them.
+            table.version = new_version
+            self._read_cache[table.id] = (new_version, table, state)
         if self.outbox is not None:
             for record in records:
                 try:
@@ -553,15 +565,12 @@ class TableService:
                     log.exception("could not queue a result for table %s", table.id)
         return True
 
-    def _lobby_change(self, before: Table | None, after: Table, expires_ms: float) -> Any:
+    def _lobby_change(self, before: dict[str, Any] | None, after: Table, expires_ms: float) -> Any:
         if after.private:
             return "keep"
-        new = after.lobby_json(expires_ms)
-        if before is not None:
-            old = before.lobby_json(expires_ms)
-            if old == new:
-                return "keep"
-        return orjson.dumps(new)
+        if before is not None and after.lobby_json(0) == before:
+            return "keep"
+        return orjson.dumps(after.lobby_json(expires_ms))
 
     def _schedule(
         self, table: Table, old_state: Any, state: Any, now: float, *, moved: bool = False
