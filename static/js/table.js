@@ -759,13 +759,14 @@ class TablePage {
       info.push(`Passing ${v.pass_count} card${v.pass_count === 1 ? "" : "s"} ${DIRECTION_WORDS[v.pass_direction] || v.pass_direction}.`);
     }
     if (v.dead_count && v.phase === "play") info.push(["minor", `${v.dead_count} card${v.dead_count === 1 ? "" : "s"} face down, shown at the end of the hand.`]);
-    const children = info.map((item) => (Array.isArray(item)
-      ? h("span", { class: `info-${item[0]}` }, `${item[1]} `)
-      : h("span", {}, `${item} `)));
     // Early in a hand, the previous hand's result stays in words under the trick (the
     // result panel may already be gone), with its face-down cards shown.
     const last = v.history.length ? v.history[v.history.length - 1] : null;
-    if (last && v.tricks.length === 0 && v.phase !== "over" && last.hand_no === v.hand_no - 1) {
+    const recap = last && v.tricks.length === 0 && v.phase !== "over" && last.hand_no === v.hand_no - 1;
+    const children = info.filter((item) => !(recap && Array.isArray(item))).map((item) => (Array.isArray(item)
+      ? h("span", { class: `info-${item[0]}` }, `${item[1]} `)
+      : h("span", {}, `${item} `)));
+    if (recap) {
       const parts = last.points.map((p, i) => `${this.scorerName(i)} ${signed(p)}`).join(", ");
       children.push(h("span", { class: "last-hand" }, `Hand ${last.hand_no + 1}: ${parts}.`));
       if (last.dead && last.dead.length) {

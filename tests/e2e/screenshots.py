@@ -148,7 +148,7 @@ def scene_twentyeight(s: Shooter) -> None:
     while hands_finished(p.page) < 1 and time.monotonic() < deadline:
         if not act_once(p.page):
             time.sleep(0.03)
-    p.page.wait_for_selector(".trick-info .dead-line")
+    p.page.locator(".center-panel.hand-result .dead-cards, .trick-info .dead-line").locator("visible=true").first.wait_for()
     s.both(p.page, "twentyeight-hand-over")
     p.close()
 

@@ -1,0 +1,424 @@
+"""The front end in a real browser: people create, join and play whole hands.
+
+Every test drives headless Chromium (Debian's package) against a real server process; see
+conftest.py. Cards are chosen by reading the page (the first card marked playable) and
+played by clicking, or with the keyboard only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+from tests.e2e.helpers import (
+    PHONE,
+    Player,
+    act_once,
+    click_card,
+    create_table,
+    hands_finished,
+    layout_problems,
+    new_player,
+    page_version,
+    play_until,
+    settle,
+    view_state,
+    wait_for,
+)
+
+CARD_LABEL = re.compile(
+    r"^(two|three|four|five|six|seven|eight|nine|ten|jack|queen|king|ace) of "
+    r"(clubs|diamonds|spades|hearts)"
+)
+
+
+def _sheet_points(page: Any) -> list[int]:
+    """The first hand's points per scorer, from the score sheet."""
+    return [
+        int(t.replace("+", ""))
+        for t in page.eval_on_selector_all(
+            ".sheet-table tbody tr:first-child .pts", "els => els.map(e => e.textContent)"
+        )
+    ]
+
+
+def _boxes(page: Any) -> dict[str, list[float]]:
+    return dict(
+        page.evaluate(
+            """() => Object.fromEntries(['.table-head', '.felt', '.trick-area', '.action-bar',
+                '.my-cards', '.side-col'].map((s) => {
+                const r = document.querySelector(s).getBoundingClientRect();
+                return [s, [r.left, r.top, r.width, r.height]];
+            }))"""
+        )
+    )
+
+
+def _no_js_errors(*players: Player) -> None:
+    for p in players:
+        assert not p.page.js_errors, p.page.js_errors  # type: ignore[attr-defined]
+
+
+def test_four_people_create_join_and_play_a_hand_by_clicking(browser: Any, server: Any) -> None:
+    host = new_player(browser, server, "Ann")
+    others = [new_player(browser, server, n) for n in ("Ben", "Cleo", "<b>Dan</b>")]
+    try:
+        table = create_table(host, "classic", seats={1: "open", 2: "open", 3: "open"})
+        # The others find the table in the live lobby list and sit down.
+        for p in others:
+            row = p.page.locator(f'.table-row[data-table="{table}"]')
+            row.wait_for()
+            row.get_by_role("link", name=re.compile("Sit down")).click()
+            p.page.wait_for_selector(".table-page.seated")
+        pages = [host.page] + [p.page for p in others]
+        # The host's page starts the game once every seat is taken.
+        for page in pages:
+            page.wait_for_selector(".table-page.phase-pass")
+            assert "to the left" in view_state(page)["status"]
+
+        # Names and chat from other players stay text.
+        dan = others[2].page
+        dan.fill("#chat-input", "<img src=x onerror=window.pwned=1> hello & bye")
+        dan.press("#chat-input", "Enter")
+        host.page.wait_for_selector(".chat-line .chat-text")
+        assert (
+            host.page.locator(".chat-line .chat-text").last.inner_text()
+            == "<img src=x onerror=window.pwned=1> hello & bye"
+        )
+        assert host.page.locator(".chat-log img, .seat b").count() == 0
+        assert host.page.locator(".seat .name-text", has_text="<b>Dan</b>").count() == 1
+        assert host.page.evaluate("() => window.pwned") is None
+
+        # Play the whole hand by clicking; once, try a card that is not allowed.
+        explained: list[str] = []
+
+        def try_illegal(page: Any) -> None:
+            state = view_state(page)
+            if explained or "phase-play" not in state["classes"]:
+                return
+            legal = [c for c in state["hand"] if c["legal"]]
+            illegal = [c for c in state["hand"] if not c["legal"]]
+            if legal and illegal:
+                # aria-disabled, yet clickable: a person may try it and hear why not.
+                page.click(f'.hand-cards .card[data-card="{illegal[0]["card"]}"]', force=True)
+                text = wait_for(lambda: view_state(page)["error"], what="the reason")
+                explained.append(text)
+
+        deadline = time.monotonic() + 120
+        while hands_finished(host.page) < 1:
+            assert time.monotonic() < deadline, "the hand did not finish"
+            acted = False
+            for page in pages:
+                try_illegal(page)
+                if act_once(page):
+                    acted = True
+            if not acted:
+                time.sleep(0.05)
+        assert explained, "no illegal card was ever tried"
+        assert re.search(
+            r"follow suit|Hearts are not broken|No points on the first trick|must be led",
+            explained[0],
+        ), explained[0]
+        for page in pages:
+            wait_for(lambda page=page: hands_finished(page) >= 1, what="the score sheet")
+            points = _sheet_points(page)
+            assert len(points) == 4
+            assert sum(points) in (26, 78), points  # 78: someone shot the moon
+        _no_js_errors(host, *others)
+    finally:
+        for p in (host, *others):
+            p.close()
+
+
+def test_private_table_by_invite_link(browser: Any, server: Any) -> None:
+    host = new_player(browser, server, "Hosty")
+    guest = new_player(browser, server, None)
+    stranger = new_player(browser, server, "Stranger")
+    try:
+        table = create_table(host, "two-player-dummy", seats={1: "open"}, private=True)
+        invite = host.page.url
+        assert "invite=" in invite
+        host.page.wait_for_selector(".head-actions button:has-text('Copy invite link')")
+        # Not in the public lobby.
+        stranger.page.goto("/")
+        stranger.page.wait_for_selector(".table-list")
+        time.sleep(0.5)
+        assert stranger.page.locator(f'.table-row[data-table="{table}"]').count() == 0
+        stranger.page.goto(f"/?table={table}")
+        stranger.page.wait_for_selector(".gone")
+        assert "private" in stranger.page.inner_text(".gone")
+        # The guest pastes the link in the lobby, takes the seat, picks a name.
+        guest.page.fill("#invite-link", invite)
+        guest.page.click("#invite-link ~ button")
+        guest.page.wait_for_selector(".table-page.spectator")
+        guest.page.click(".seat button:has-text('Sit here')")
+        guest.page.fill("#table-guest-name", "Invitee")
+        guest.page.press("#table-guest-name", "Enter")
+        guest.page.wait_for_selector(".table-page.seated")
+        # Every seat taken: the host's page starts the game.
+        for page in (host.page, guest.page):
+            page.wait_for_selector(".table-page.phase-pass")
+        assert host.page.locator(".seat .name-text", has_text="Invitee").count() == 1
+        _no_js_errors(host, guest)
+    finally:
+        for p in (host, guest, stranger):
+            p.close()
+
+
+def test_dummy_game_hand_with_the_keyboard_only(browser: Any, server: Any) -> None:
+    p = new_player(browser, server, "Kim")
+    try:
+        create_table(p, "two-player-dummy", seats={1: "standard"})
+        page = p.page
+        page.wait_for_selector(".table-page.phase-pass")
+        assert page.locator(".seat.pos-dummy").count() == 1
+        labels = page.eval_on_selector_all(
+            ".hand-cards .card", "els => els.map(e => e.getAttribute('aria-label'))"
+        )
+        assert labels and all(CARD_LABEL.match(label) for label in labels), labels
+        boxes = None
+        from_dummy = 0
+        deadline = time.monotonic() + 150
+        while hands_finished(page) < 1:
+            assert time.monotonic() < deadline, "the hand did not finish"
+            state = view_state(page)
+            if any(c["legal"] for c in state["dummy"]):
+                from_dummy += 1
+            if boxes is None and "phase-play" in state["classes"] and any(
+                c["legal"] for c in state["hand"]
+            ):
+                boxes = _boxes(page)
+                assert act_once(page, keyboard=True)
+                # Visible focus stays in the hand, and nothing moved.
+                assert page.evaluate(
+                    "() => !!document.activeElement.closest('.my-cards') &&"
+                    " getComputedStyle(document.activeElement).outlineStyle !== 'none'"
+                )
+                assert _boxes(page) == boxes
+                continue
+            if not act_once(page, keyboard=True):
+                time.sleep(0.05)
+        assert from_dummy > 0, "never played from the half dummy"
+        assert page.locator(".score-table th", has_text="Dummy").count() == 1
+        assert len(_sheet_points(page)) == 3  # two players and the dummy
+        _no_js_errors(p)
+    finally:
+        p.close()
+
+
+def test_double_hearts_hand_with_the_keyboard_only(browser: Any, server: Any) -> None:
+    p = new_player(browser, server, "Lee")
+    try:
+        page = p.page
+        # Display settings, by keyboard: four-colour suits on, animations off.
+        page.focus("#prefs-button")
+        page.keyboard.press("Enter")
+        assert page.evaluate("() => document.activeElement.id") == "pref-four"
+        page.keyboard.press("Space")
+        page.keyboard.press("Tab")
+        assert page.is_checked("#pref-anim")
+        page.keyboard.press("Space")
+        page.keyboard.press("Escape")
+        assert page.evaluate("() => [...document.documentElement.classList].sort()") == [
+            "four-colour",
+            "no-anim",
+        ]
+        create_table(p, "double-hearts", seats={1: "easy", 2: "standard", 3: "pro"})
+        page.wait_for_selector(".table-page.phase-pass")
+        label = page.get_attribute(".hand-cards .card", "aria-label") or ""
+        assert re.match(CARD_LABEL.pattern + r".*, dark side " + CARD_LABEL.pattern[1:], label)
+        colours = set(
+            page.eval_on_selector_all(
+                ".hand-cards .face.s-D", "els => els.map(e => getComputedStyle(e).color)"
+            )
+        )
+        # Diamonds are blue in four-colour mode (lighter blue on the Dark face).
+        assert colours and colours <= {"rgb(20, 86, 200)", "rgb(143, 184, 255)"}, colours
+        dark_leads = 0
+        deadline = time.monotonic() + 150
+        while hands_finished(page) < 1:
+            assert time.monotonic() < deadline, "the hand did not finish"
+            state = view_state(page)
+            leading = "phase-play" in state["classes"] and not state["trick"]
+            legal = [c["card"] for c in state["hand"] if c["legal"]]
+            if leading and legal and dark_leads == 0 and state["last_trick"]:
+                # Choose the Dark face to lead, with the arrow keys.
+                before = page_version(page)
+                click_card(page, legal[0], keyboard=True)
+                page.wait_for_selector(".face-choice")
+                assert page.evaluate("() => document.activeElement.dataset.face") == "light"
+                page.keyboard.press("ArrowRight")
+                assert page.evaluate("() => document.activeElement.dataset.face") == "dark"
+                page.keyboard.press("Enter")
+                settle(page, before)
+                page.wait_for_selector(".trick .slot.slot-bottom .face.dark.led")
+                dark_leads += 1
+                continue
+            if not act_once(page, keyboard=True):
+                time.sleep(0.05)
+        points = _sheet_points(page)
+        assert sum(points) in (52, 156), points  # 52 points a hand; 156 with a moon
+        _no_js_errors(p)
+    finally:
+        p.close()
+
+
+CARD_TEXT = re.compile(r"^(?:[2-9TJQKA][CDSH]|JK\d)(?:/[2-9TJQKA][CDSH])?$")
+HIDDEN_KEYS = {"hand", "half_dummy", "passed_cards", "received", "legal"}
+
+
+def _strings(obj: Any) -> list[str]:
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for v in obj.values() for s in _strings(v)]
+    if isinstance(obj, list):
+        return [s for v in obj for s in _strings(v)]
+    return []
+
+
+def _public_cards(view: dict[str, Any]) -> set[str]:
+    """Cards every player may see in a view: played cards, and dead cards once shown."""
+    cards: set[str] = set()
+    for trick in [{"plays": view["trick"]}, *view["tricks"], *view["previous_tricks"]]:
+        cards.update(play["card"] for play in trick["plays"])
+    for result in view["history"]:
+        cards.update(result["dead"])
+    return cards
+
+
+def test_spectator_never_holds_a_hidden_card(browser: Any, server: Any) -> None:
+    host = new_player(browser, server, "Pat")
+    watcher = new_player(browser, server, None, record_frames=True, viewport=PHONE)
+    try:
+        table = create_table(host, "two-player-dummy", seats={1: "pro"})
+        watcher.page.goto(f"/?table={table}")
+        watcher.page.wait_for_selector(".table-page.spectator")
+        seen_in_dom: set[str] = set()
+
+        def look() -> None:
+            seen_in_dom.update(
+                watcher.page.eval_on_selector_all("[data-card]", "els => els.map(e => e.dataset.card)")
+            )
+            assert watcher.page.locator(".hand-cards .card, .dummy-cards .card").count() == 0
+
+        deadline = time.monotonic() + 150
+        while hands_finished(host.page) < 1:
+            assert time.monotonic() < deadline, "the hand did not finish"
+            look()
+            if not act_once(host.page):
+                time.sleep(0.05)
+        wait_for(lambda: hands_finished(watcher.page) >= 1, what="the watcher's score sheet")
+        look()
+        assert "You are watching" in view_state(watcher.page)["status"] or watcher.page.is_visible(
+            ".watching"
+        )
+
+        # Every message the spectator received: no private field, and no card before it was
+        # played (or, for the dead cards, before its hand ended).
+        public: set[str] = set()
+        states = 0
+        for raw in watcher.frames:
+            msg = json.loads(raw)
+            view = msg.get("view") if msg.get("type") == "state" else None
+            if view:
+                states += 1
+                assert not HIDDEN_KEYS & view.keys(), sorted(HIDDEN_KEYS & view.keys())
+                public |= _public_cards(view)
+            for event in msg.get("events", []):
+                move = event.get("move") or {}
+                if move.get("type") == "play":
+                    public.add(move["card"])
+                if move.get("type") == "pass":
+                    assert "cards" not in move
+            cards = {s for s in _strings(msg) if CARD_TEXT.match(s)}
+            assert cards <= public, f"{msg.get('type')} message shows unplayed {cards - public}"
+        assert states > 10
+        assert seen_in_dom and seen_in_dom <= public, seen_in_dom - public
+        _no_js_errors(host, watcher)
+    finally:
+        host.close()
+        watcher.close()
+
+
+def test_reloading_mid_hand_resumes_the_seat(browser: Any, server: Any) -> None:
+    p = new_player(browser, server, "Rae")
+    try:
+        create_table(p, "classic")
+        page = p.page
+        play_until([page], lambda: 0 < len(view_state(page)["hand"]) <= 11)
+        before = view_state(page)
+        page.reload()
+        page.wait_for_selector(".table-page.seated")
+        wait_for(lambda: view_state(page)["hand"], what="the hand after the reload")
+        after = view_state(page)
+        assert [c["card"] for c in after["hand"]] == [c["card"] for c in before["hand"]]
+        assert page.locator(".seat.me .name-text", has_text="Rae").count() == 1
+        # Still playing from the same seat.
+        cards = len(after["hand"])
+        play_until([page], lambda: len(view_state(page)["hand"]) < cards)
+        _no_js_errors(p)
+    finally:
+        p.close()
+
+
+def test_a_dropped_connection_shows_the_note_and_comes_back(browser: Any, server: Any) -> None:
+    p = new_player(browser, server, "Sol")
+    sockets: list[Any] = []
+
+    def through(ws: Any) -> None:
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    p.context.route_web_socket(re.compile(r".*/ws/tables/.*"), through)
+    try:
+        create_table(p, "two-player-28", seats={1: "easy"})
+        page = p.page
+        wait_for(lambda: view_state(page)["hand"], what="a hand")
+        assert page.locator("#conn-note").is_hidden()
+        # The connection drops.
+        sockets[-1].close(code=4000, reason="test drop")
+        page.wait_for_selector("#conn-note.warn")
+        assert "Connection lost" in page.inner_text("#conn-note")
+        # ... and comes back by itself, with the seat.
+        page.wait_for_selector("#conn-note.ok")
+        assert "Reconnected" in page.inner_text("#conn-note")
+        assert len(sockets) >= 2
+        cards = len(view_state(page)["hand"])
+        play_until([page], lambda: len(view_state(page)["hand"]) < cards)
+        _no_js_errors(p)
+    finally:
+        p.close()
+
+
+def test_every_table_fits_desktop_and_phone(browser: Any, server: Any) -> None:
+    """No overlaps, nothing outside the window, every card corner readable."""
+    p = new_player(browser, server, "Vi")
+    problems: list[str] = []
+    try:
+        for preset in (
+            "classic",
+            "classic-3",
+            "classic-5-jokers",
+            "two-player-dummy",
+            "two-player-28",
+            "double-hearts",
+        ):
+            create_table(p, preset)
+            page = p.page
+            play_until(
+                [page],
+                lambda: "phase-play" in view_state(page)["classes"]
+                and bool(view_state(page)["trick"]),
+            )
+            for size in ({"width": 1280, "height": 800}, PHONE):
+                page.set_viewport_size(size)
+                time.sleep(0.15)
+                problems += [f"{preset} {size['width']}: {x}" for x in layout_problems(page)]
+            page.set_viewport_size({"width": 1280, "height": 800})
+        assert not problems, "\n".join(problems)
+        _no_js_errors(p)
+    finally:
+        p.close()
