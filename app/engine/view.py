@@ -95,7 +95,7 @@ def legal_json(s: GameState, seat: int) -> dict[str, object] | None:
     return None
 
 
-def _public(s: GameState) -> dict[str, object]:
+def _public(s: GameState, sheet: bool = True) -> dict[str, object]:
     """What every player sees in common: the spectator view."""
     t = s.t
     n = t.n
@@ -126,15 +126,17 @@ def _public(s: GameState) -> dict[str, object]:
         "led_suit": "CDSH"[s.led_suit] if s.led_suit >= 0 else None,
         "hearts_broken": s.broken,
         "tricks": [_trick_json(t, tr) for tr in s.tricks],
-        "previous_tricks": [_trick_json(t, tr) for tr in s.prev_tricks],
+        "hands_played": len(s.history),
         "hand_sizes": [h.bit_count() for h in s.hands[:n]],
         "points_taken": public_points(s),
         "tricks_won": list(s.won),
         "scores": list(s.scores),
-        "history": [_result_json(t, r) for r in s.history],
         "winners": ["dummy" if w >= n else w for w in s.winners],
         "moon_pending": s.moon_shooter if s.phase == "moon" else None,
     }
+    if sheet:
+        v["previous_tricks"] = [_trick_json(t, tr) for tr in s.prev_tricks]
+        v["history"] = [_result_json(t, r) for r in s.history]
     if t.game == "double":
         v["lead_face"] = FACES[s.lead_face] if s.trick_cards else None
     if t.game == "dummy":
@@ -159,18 +161,23 @@ def _add_private(s: GameState, v: dict[str, object], seat: int) -> dict[str, obj
     return v
 
 
-def view(s: GameState, seat: int | None) -> dict[str, object]:
-    """The state as ``seat`` may see it; ``None`` is a spectator (what every player sees)."""
+def view(s: GameState, seat: int | None, sheet: bool = True) -> dict[str, object]:
+    """The state as ``seat`` may see it; ``None`` is a spectator (what every player sees).
+
+    ``sheet=False`` leaves out the score sheet (``history``) and the last hand's tricks
+    (``previous_tricks``), which change only when a hand ends (``hands_played`` tells when)."""
     if seat is not None and not (
         isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < s.t.n
     ):
         raise ValueError(f"no seat {seat!r}")
-    v = _public(s)
+    v = _public(s, sheet)
     return v if seat is None else _add_private(s, v, seat)
 
 
-def all_views(s: GameState) -> tuple[dict[str, object], list[dict[str, object]]]:
+def all_views(
+    s: GameState, sheet: bool = True
+) -> tuple[dict[str, object], list[dict[str, object]]]:
     """The spectator view and every seat's view, sharing the common part (build once per
-    change, then send); equal to ``view(s, None)`` and ``view(s, seat)`` for each seat."""
-    public = _public(s)
+    change, then send); equal to ``view(s, None, sheet)`` and ``view(s, seat, sheet)``."""
+    public = _public(s, sheet)
     return public, [_add_private(s, dict(public), seat) for seat in range(s.t.n)]

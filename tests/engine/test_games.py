@@ -401,3 +401,19 @@ def test_all_views_equal_single_views() -> None:
             assert seats == [view(s, i) for i in range(s.players)]
             seat = seats_to_act(s)[0]
             s = apply(s, seat, rng.choice(legal_moves(s, seat)))
+
+
+def test_view_without_sheet_leaves_out_only_the_sheet() -> None:
+    import random
+
+    from app.engine import all_views
+
+    s = new_game(make_rules("classic"), 4)
+    rng = random.Random(4)
+    while s.hand_no < 1:
+        seat = seats_to_act(s)[0]
+        s = apply(s, seat, rng.choice(legal_moves(s, seat)))
+    full, short = view(s, 2), view(s, 2, sheet=False)
+    assert short["hands_played"] == 1 == len(full["history"])  # type: ignore[arg-type]
+    assert {k: v for k, v in full.items() if k not in ("history", "previous_tricks")} == short
+    assert all_views(s, sheet=False)[1][2] == short
