@@ -22,12 +22,14 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.api.routes import router as api_router
+from app.api.sessions import SessionChanges
 from app.deps import Identity, Services
 from app.realtime.endpoint import router as ws_router
 from app.realtime.hub import Hubs
 from app.settings import Settings, load_settings
 from app.store import Fanout, TableStore, keys, make_redis
 from app.tables import TableService
+from app.tables.computer import ComputerPlayers
 from app.tables.due import run_due_loop
 
 log = logging.getLogger(__name__)
@@ -54,6 +56,7 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
 
     app = FastAPI(title="Hearts Online", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
+    app.add_middleware(SessionChanges)
     app.include_router(api_router)
     app.include_router(ws_router)
     try:  # accounts, history, ratings (app.db, the persistence issue)
@@ -92,23 +95,28 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
     if settings.migrate_on_start:
         await run_in_threadpool(upgrade_to_head, settings.database_url)
     database = make_database(settings.database_url)
-    store = TableStore(redis, namespace=settings.redis_namespace, log_size=settings.event_log_size)
+    from app.db.outbox import STREAM_KEY, OutboxWorker
 
-    outbox = None
-    try:
-        from app.db.outbox import enqueue
-    except ImportError:
-        log.warning("app.db.outbox is missing: results are not recorded")
-    else:
-
-        async def outbox_enqueue(event: dict[str, Any]) -> None:
-            await enqueue(redis, event)
-
-        outbox = outbox_enqueue
-
-    tables = TableService(store, settings, instance_id=instance_id, outbox=outbox)
+    # Finished hands and games are added to the outbox stream by the commit script itself.
+    store = TableStore(
+        redis,
+        namespace=settings.redis_namespace,
+        log_size=settings.event_log_size,
+        results_stream=STREAM_KEY,
+    )
+    computer = ComputerPlayers(
+        settings.bot_workers,
+        budget_ms=settings.bot_budget_ms,
+        hard_cap_ms=settings.bot_hard_cap_ms,
+    )
+    computer.start()
+    tables = TableService(store, settings, instance_id=instance_id, computer=computer)
     fanout = Fanout(redis, keys.instance_channel(settings.redis_namespace, instance_id))
     await fanout.start()
+    identity = Identity(database, settings.effective_secret())
+    await fanout.subscribe(
+        keys.sessions_channel(settings.redis_namespace), identity.on_sessions_changed
+    )
     services = Services(
         settings=settings,
         instance_id=instance_id,
@@ -118,14 +126,12 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
         fanout=fanout,
         hubs=Hubs(tables, fanout, store),
         database=database,
-        identity=Identity(database, settings.effective_secret()),
+        identity=identity,
     )
     stop = asyncio.Event()
     services.background.append(stop)
     services.background.append(asyncio.create_task(run_due_loop(tables, stop), name="due"))
-    if settings.run_outbox_worker and outbox is not None:
-        from app.db.outbox import OutboxWorker
-
+    if settings.run_outbox_worker:
         worker = OutboxWorker(redis, database)
         services.background.append(asyncio.create_task(worker.run(stop), name="outbox"))
     log.info("instance %s up (redis %s)", instance_id, settings.redis_url.split("@")[-1])
@@ -144,6 +150,7 @@ async def stop_services(services: Services) -> None:
                 item.cancel()
     await services.hubs.close()
     await services.fanout.stop()
+    services.tables.computer.close()
     with contextlib.suppress(Exception):
         await services.redis.aclose()
     services.database.dispose()

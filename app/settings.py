@@ -57,6 +57,15 @@ class Settings(BaseSettings):
     # Computer players wait a random time in this range before acting.
     bot_delay_min_ms: int = Field(default=500, ge=0, le=60_000)
     bot_delay_max_ms: int = Field(default=1200, ge=0, le=60_000)
+    # Worker processes that run computer players' searches (0 = a thread in the server
+    # process: for tests and tiny deployments; the event loop never waits either way).
+    bot_workers: int = Field(default=1, ge=0, le=64)
+    # Search size of Pro and Expert in ms of one core (a fixed number of rollouts, so games
+    # replay exactly); 0 = each level's default (Pro 40, Expert 500).
+    bot_budget_ms: int = Field(default=0, ge=0, le=10_000)
+    # Wall-clock safety cap on one decision in ms (0 = each level's own cap). A cap that cuts a
+    # search short is the only thing that can make a replay differ, on an overloaded machine.
+    bot_hard_cap_ms: int = Field(default=0, ge=0, le=60_000)
     # How often each instance looks for due bot turns and timers.
     due_poll_seconds: float = Field(default=0.2, gt=0, le=10)
     # A claimed due item is retried after this long if the claiming instance died.

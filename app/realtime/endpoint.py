@@ -18,7 +18,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
 from app.db.players import PlayerInfo
-from app.deps import Services
+from app.deps import Services, SessionSocket
 from app.realtime import messages as m
 from app.realtime.hub import Connection, lobby_tables
 from app.tables import Actor, TableError
@@ -146,6 +146,10 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
     )
     hubs = services.hubs
     attached = False
+    session = None
+    if player is not None and isinstance(token, str):
+        session = SessionSocket(token, player.id, conn.end_session)
+        services.identity.track(session)
     try:
         await hubs.join(table_id, conn, last_version)
         await services.tables.attach(table_id, player_key)
@@ -157,12 +161,18 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        if session is not None:
+            services.identity.untrack(session)
         await hubs.leave(table_id, conn)
         await conn.stop()
         if attached:
             with contextlib.suppress(Exception):
                 await services.tables.detach(table_id, player_key)
-        if conn.too_slow:
+        if conn.session_ended:
+            await _close(
+                ws, m.error("bad_token", "your session has ended; sign in again"), CLOSE_BAD_TOKEN
+            )
+        elif conn.too_slow:
             with contextlib.suppress(Exception):
                 await ws.close(CLOSE_TOO_SLOW)
         elif ws.application_state != WebSocketState.DISCONNECTED:

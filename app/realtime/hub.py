@@ -39,6 +39,7 @@ class Connection:
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(OUTBOX_LIMIT)
         self.closed = asyncio.Event()
         self.too_slow = False
+        self.session_ended = False  # the player signed out (or changed password) meanwhile
         self._writer: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -53,6 +54,11 @@ class Connection:
             # The client reads too slowly: drop it; it reconnects with its last version.
             self.too_slow = True
             self.closed.set()
+
+    def end_session(self) -> None:
+        """The token this socket signed in with is no longer valid: close it (4401)."""
+        self.session_ended = True
+        self.closed.set()
 
     async def _write(self) -> None:
         try:

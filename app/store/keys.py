@@ -37,9 +37,25 @@ def log_key(table_id: str) -> str:
     return tag(table_id) + ":log"
 
 
+def moves_key(table_id: str) -> str:
+    """List: the current game's moves, ``[seat, move JSON]`` each, for the results records."""
+    return tag(table_id) + ":moves"
+
+
 def channel(table_id: str) -> str:
     return tag(table_id) + ":changed"
 
 
 def instance_channel(namespace: str, instance_id: str) -> str:
     return namespace + ":instance:" + instance_id
+
+
+def sessions_channel(namespace: str) -> str:
+    """Pub/sub: a player's sessions changed (logout, password, deletion); the message is the
+    player id. Every instance re-checks that player's tokens and open sockets."""
+    return namespace + ":sessions:changed"
+
+
+def table_keys(table_id: str) -> tuple[str, ...]:
+    """Every key of one table (for memory accounting and clean-up)."""
+    return (version_key(table_id), state_key(table_id), log_key(table_id), moves_key(table_id))

@@ -4,14 +4,22 @@ Lua only compares integers and stores opaque blobs: decoding JSON inside Redis w
 far below what the app needs; the rules stay in Python.
 """
 
-# Compare-and-set one table: version check, state SET, event-log append and trim, due-time
-# index update, lobby summary update, PUBLISH. One EVALSHA per move.
+# Compare-and-set one table: version check, state SET, event-log append and trim, the game's
+# move list, due-time index update, lobby summary update, results records, PUBLISH. One
+# EVALSHA per move.
 #
-# KEYS: 1 version, 2 state, 3 log, 4 due set, 5 lobby hash
+# The results records (finished hands and games, for SQL) are XADDed here, in the same atomic
+# step as the move that produced them: an instance that dies after the commit cannot lose one.
+# The stream and the global keys are outside the table's hash tag, which is fine on one Redis
+# (what compose runs); on Redis Cluster they would move to a second, retried step.
+#
+# KEYS: 1 version, 2 state, 3 log, 4 due set, 5 lobby hash, 6 game moves list, 7 results stream
 # ARGV: 1 expected version, 2 state blob ('' keeps the stored one), 3 log entry / message,
 #       4 log length cap, 5 ttl seconds, 6 table channel, 7 table id,
 #       8 due ('' keep, '-' remove, else score in ms),
-#       9 lobby summary ('' keep, '-' remove, else JSON), 10 lobby channel
+#       9 lobby summary ('' keep, '-' remove, else JSON), 10 lobby channel,
+#       11 '1' to empty the move list first (a new game), 12 number of moves M,
+#       13 number of records R, then M move entries, then R records.
 # Returns {1, new_version} or {0, current_version}.
 COMMIT = """
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -29,6 +37,18 @@ end
 redis.call('RPUSH', KEYS[3], ARGV[3])
 redis.call('LTRIM', KEYS[3], -tonumber(ARGV[4]), -1)
 redis.call('EXPIRE', KEYS[3], ttl)
+if ARGV[11] == '1' then
+  redis.call('DEL', KEYS[6])
+end
+local nmoves = tonumber(ARGV[12])
+local nrecords = tonumber(ARGV[13])
+for i = 1, nmoves do
+  redis.call('RPUSH', KEYS[6], ARGV[13 + i])
+end
+redis.call('EXPIRE', KEYS[6], ttl)
+for i = 1, nrecords do
+  redis.call('XADD', KEYS[7], '*', 'event', ARGV[13 + nmoves + i])
+end
 if ARGV[8] == '-' then
   redis.call('ZREM', KEYS[4], ARGV[7])
 elseif ARGV[8] ~= '' then

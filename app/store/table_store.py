@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -30,11 +31,18 @@ class TableStore:
     """All table reads and writes. Knows keys and scripts, not the rules of Hearts."""
 
     def __init__(
-        self, redis: aioredis.Redis, *, namespace: str = "hearts", log_size: int = 200
+        self,
+        redis: aioredis.Redis,
+        *,
+        namespace: str = "hearts",
+        log_size: int = 200,
+        results_stream: str | None = None,
     ) -> None:
         self.redis = redis
         self.namespace = namespace
         self.log_size = log_size
+        # The Redis stream that finished hands and games go to (app.db.outbox reads it).
+        self.results_stream = results_stream
         self.due_key = keys.due_key(namespace)
         self.lobby_key = keys.lobby_key(namespace)
         self.lobby_channel = keys.lobby_channel(namespace)
@@ -58,10 +66,17 @@ class TableStore:
         ttl_seconds: int,
         due: DueChange = "keep",
         lobby_summary: bytes | Literal["keep", "remove"] = "keep",
+        moves: Sequence[bytes] = (),
+        new_game: bool = False,
+        records: Sequence[bytes] = (),
     ) -> CommitResult:
         """Atomically: if the version is ``expected_version``, bump it, store ``blob``
-        (None keeps the stored state), append ``message`` to the event log, update the due
-        index and lobby, and publish ``message`` on the table's channel."""
+        (None keeps the stored state), append ``message`` to the event log, append ``moves``
+        to the game's move list (emptied first for a ``new_game``), add ``records`` to the
+        results stream, update the due index and lobby, and publish ``message`` on the
+        table's channel."""
+        if records and self.results_stream is None:
+            raise ValueError("this store has no results stream for the records")
         if due == "keep":
             due_arg: str | bytes = ""
         elif due == "remove":
@@ -81,6 +96,8 @@ class TableStore:
                 keys.log_key(table_id),
                 self.due_key,
                 self.lobby_key,
+                keys.moves_key(table_id),
+                self.results_stream or keys.tag(table_id) + ":no-results",
             ],
             args=[
                 expected_version,
@@ -93,9 +110,19 @@ class TableStore:
                 due_arg,
                 lobby_arg,
                 self.lobby_channel,
+                "1" if new_game else "",
+                len(moves),
+                len(records),
+                *moves,
+                *records,
             ],
         )
         return CommitResult(ok=int(result[0]) == 1, version=int(result[1]))
+
+    async def game_moves(self, table_id: str, start: int = 0) -> list[bytes]:
+        """The current game's moves from index ``start`` on (each ``[seat, move]`` JSON)."""
+        raw = await self.redis.lrange(keys.moves_key(table_id), start, -1)
+        return [_as_bytes(r) for r in raw]
 
     async def read_log(self, table_id: str) -> list[bytes]:
         """Every log entry still kept, oldest first."""
@@ -141,7 +168,7 @@ class TableStore:
     async def memory_usage(self, table_id: str) -> int:
         """Bytes Redis spends on one table's keys (0 where MEMORY USAGE is unsupported)."""
         total = 0
-        for key in (keys.version_key(table_id), keys.state_key(table_id), keys.log_key(table_id)):
+        for key in keys.table_keys(table_id):
             try:
                 used = await self.redis.memory_usage(key)
             except Exception:  # fakeredis has no MEMORY USAGE

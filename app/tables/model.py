@@ -22,6 +22,13 @@ class Seat:
     vacated: bool = False
     # When the seated player's last socket closed (ms), for the disconnect grace period.
     gone_since: float | None = None
+    # The person this seat counts for in the current game's records (set at the start; kept
+    # when they leave, go away or a newcomer takes the vacated seat), and their name then.
+    owner_id: str | None = None
+    owner_name: str | None = None
+    # The computer played this person's seat during the current hand / game.
+    replaced_hand: bool = False
+    replaced_game: bool = False
 
     @property
     def computer_plays(self) -> bool:
@@ -36,6 +43,10 @@ class Seat:
             "away": self.away,
             "vacated": self.vacated,
             "gone_since": self.gone_since,
+            "owner_id": self.owner_id,
+            "owner_name": self.owner_name,
+            "replaced_hand": self.replaced_hand,
+            "replaced_game": self.replaced_game,
         }
 
     @classmethod
@@ -48,6 +59,10 @@ class Seat:
             away=bool(obj.get("away", False)),
             vacated=bool(obj.get("vacated", False)),
             gone_since=obj.get("gone_since"),
+            owner_id=obj.get("owner_id"),
+            owner_name=obj.get("owner_name"),
+            replaced_hand=bool(obj.get("replaced_hand", False)),
+            replaced_game=bool(obj.get("replaced_game", False)),
         )
 
 
@@ -81,8 +96,13 @@ class Table:
     recent_moves: dict[str, list[list[Any]]] = field(default_factory=dict)
     # Hands already sent to the results outbox in this game.
     hands_recorded: int = 0
-    # Moves of the hand being played, [[seat, move JSON], ...], for the results record.
-    hand_moves: list[list[Any]] = field(default_factory=list)
+    # Moves applied in this game (the length of the table's move list in Redis), and the index
+    # of the first move of the hand being played; a computer's seed is derived from move_no.
+    move_no: int = 0
+    hand_first_move: int = 0
+    # How the last game ended: "finished", "abandoned" (no person left, or idle too long), or
+    # None while it runs.
+    ended: str | None = None
     # When the current game and hand began (ms).
     game_started_ms: float | None = None
     hand_started_ms: float | None = None
@@ -124,7 +144,9 @@ class Table:
             "presence": self.presence,
             "recent_moves": self.recent_moves,
             "hands_recorded": self.hands_recorded,
-            "hand_moves": self.hand_moves,
+            "move_no": self.move_no,
+            "hand_first_move": self.hand_first_move,
+            "ended": self.ended,
             "game_started_ms": self.game_started_ms,
             "hand_started_ms": self.hand_started_ms,
         }
@@ -157,7 +179,9 @@ class Table:
             },
             recent_moves={str(k): list(v) for k, v in (obj.get("recent_moves") or {}).items()},
             hands_recorded=int(obj.get("hands_recorded", 0)),
-            hand_moves=list(obj.get("hand_moves") or []),
+            move_no=int(obj.get("move_no", 0)),
+            hand_first_move=int(obj.get("hand_first_move", 0)),
+            ended=obj.get("ended"),
             game_started_ms=obj.get("game_started_ms"),
             hand_started_ms=obj.get("hand_started_ms"),
         )
@@ -174,6 +198,7 @@ class Table:
             "host": self.host,
             "host_seat": self.seat_of(self.host) if self.host else None,
             "status": self.status,
+            "ended": self.ended,
             "game_no": self.game_no,
             "turn_timer": self.turn_timer,
             "deadline_ms": self.deadline_ms,

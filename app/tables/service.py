@@ -16,29 +16,29 @@ import random
 import secrets
 import time
 import unicodedata
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from app import engine
-from app.bots.simple import SeatChoice, SimpleBot
+from app.bots import LEVELS
+from app.db.outbox import encode_event
 from app.settings import Settings
-from app.store import TableStore
+from app.store import LoadedTable, TableStore
+from app.tables.computer import STAND_IN_LEVEL, ComputerPlayers, bot_seed
 from app.tables.errors import TableError
 from app.tables.model import Seat, Table
 
 log = logging.getLogger(__name__)
 
-# Computer levels a seat may ask for. Until the bots issue lands every level is played by
-# the simple valid-move player; the level is kept so the real bots pick it up.
-BOT_LEVELS = ("easy", "standard", "pro")
+# Computer levels a seat may ask for (app.bots: Easy, Standard, Pro, Expert).
+BOT_LEVELS: tuple[str, ...] = tuple(LEVELS)
 DEFAULT_BOT_LEVEL = "standard"
 MOVE_IDS_KEPT = 32  # per player, for resent-move detection
 MAX_ATTEMPTS = 20  # compare-and-set retries before answering "busy"
-
-Outbox = Callable[[dict[str, Any]], Awaitable[None]]
+BOT_MEMO_SIZE = 2000  # computer decisions kept for a retried compare-and-set
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +61,9 @@ class Change:
 
     events: list[dict[str, Any]] = field(default_factory=list)
     new_state: Any = None  # an engine GameState when the game moved
+    moves: list[list[Any]] = field(default_factory=list)  # [seat, move JSON] applied now
+    new_game: bool = False  # a game starts: the move list begins afresh
+    abandon: str | None = None  # end the game unfinished: "left" (no person left), "idle"
     state_changed: bool = True  # False for chat: only the log and the version move
     commit: bool = True
     result: Any = None
@@ -81,18 +84,24 @@ class TableService:
         *,
         instance_id: str,
         clock: Callable[[], float] = _now_ms,
-        outbox: Outbox | None = None,
         rng: random.Random | None = None,
+        computer: ComputerPlayers | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
         self.instance_id = instance_id
         self.clock = clock
-        self.outbox = outbox
         self.rng = rng or random.SystemRandom()
-        self.bot = SimpleBot()
+        # Computer players; without one, searches run in a thread of this process.
+        self.computer = computer or ComputerPlayers(
+            0, budget_ms=settings.bot_budget_ms, hard_cap_ms=settings.bot_hard_cap_ms
+        )
         # Read cache for views: table id -> (version, table, state).
         self._read_cache: dict[str, tuple[int, Table, Any]] = {}
+        # Computer decisions by position: (table, game, move number, seat, level) -> move.
+        # A lost compare-and-set at the same position reuses the decision (it would be the
+        # same: the view and the seed are the same); a new position searches again.
+        self._bot_memo: dict[tuple[str, int, int, int, str], dict[str, object]] = {}
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -182,6 +191,11 @@ class TableService:
                 name=actor.name,
                 level=seat.level,
                 gone_since=None if table.is_present(actor.player_id) else now,
+                # Mid-game the seat still counts for the person who began the game in it.
+                owner_id=seat.owner_id if table.status == "playing" else None,
+                owner_name=seat.owner_name if table.status == "playing" else None,
+                replaced_hand=seat.replaced_hand,
+                replaced_game=seat.replaced_game,
             )
             if table.host is None:
                 table.host = actor.player_id
@@ -193,18 +207,31 @@ class TableService:
         def fn(table: Table, state: Any, now: float) -> Change:
             seat_no = self._my_seat(table, actor)
             old = table.seats[seat_no]
+            abandon = None
             if table.status == "playing":
-                # The computer finishes the game; a newcomer may take the seat over.
+                # The computer finishes the game; a newcomer may take the seat over. The seat
+                # still counts for its player in the records (replaced by a computer).
                 table.seats[seat_no] = Seat(
-                    kind="bot", level=old.level or DEFAULT_BOT_LEVEL, vacated=True, name=None
+                    kind="bot",
+                    level=STAND_IN_LEVEL,
+                    vacated=True,
+                    name=None,
+                    owner_id=old.owner_id or old.player_id,
+                    owner_name=old.owner_name or old.name,
+                    replaced_hand=True,
+                    replaced_game=True,
                 )
+                if not any(s.kind == "human" for s in table.seats):
+                    abandon = "left"  # no person is left at the table
             else:
                 table.seats[seat_no] = Seat()
             if table.host == actor.player_id:
                 table.host = next(
                     (s.player_id for s in table.seats if s.kind == "human" and s.player_id), None
                 )
-            return Change(events=[{"kind": "left", "seat": seat_no, "name": actor.name}])
+            return Change(
+                events=[{"kind": "left", "seat": seat_no, "name": actor.name}], abandon=abandon
+            )
 
         return int((await self._mutate(table_id, fn)).version)
 
@@ -263,15 +290,22 @@ class TableService:
         table.seed = self.rng.randrange(1, 2**62)
         table.game_no += 1
         table.status = "playing"
+        table.ended = None
         table.hands_recorded = 0
-        table.hand_moves = []
+        table.move_no = table.hand_first_move = 0
         table.game_started_ms = table.hand_started_ms = self.clock()
         table.bot_due_ms = None
         table.deadline_ms = None
         for seat in table.seats:
             seat.vacated = False if seat.kind == "human" else seat.vacated
+            person = seat.kind == "human"
+            seat.owner_id = seat.player_id if person else None
+            seat.owner_name = seat.name if person else None
+            seat.replaced_hand = seat.replaced_game = False
         state = engine.new_game(rules, table.seed)
-        return Change(events=[{"kind": "started", "game_no": table.game_no}], new_state=state)
+        return Change(
+            events=[{"kind": "started", "game_no": table.game_no}], new_state=state, new_game=True
+        )
 
     async def back(self, table_id: str, actor: Actor) -> int:
         """The player takes their away seat back from the computer."""
@@ -393,12 +427,16 @@ class TableService:
                 seat.away = False
                 events.append({"kind": "back", "seat": seat_no})
             events.append({"kind": "move", "seat": seat_no, "move": public_move(move)})
-            table.hand_moves.append([seat_no, engine.move_to_json(move)])
             new_version = table.version + 1
             ids = table.recent_moves.setdefault(actor.player_id, [])
             ids.append([move_id, new_version])
             del ids[:-MOVE_IDS_KEPT]
-            return Change(events=events, new_state=new_state, result=MoveResult(new_version))
+            return Change(
+                events=events,
+                new_state=new_state,
+                moves=[[seat_no, engine.move_to_json(move)]],
+                result=MoveResult(new_version),
+            )
 
         result: MoveResult = (await self._mutate(table_id, fn)).result
         return result
@@ -406,85 +444,129 @@ class TableService:
     # -- due times: bot turns, turn timers, disconnect grace --------------------------------
 
     async def run_due(self, table_id: str) -> None:
-        """Act on whatever is due at this table (called by the instance that claimed it)."""
+        """Act on whatever is due at this table (called by the instance that claimed it).
 
-        def fn(table: Table, state: Any, now: float) -> Change:
-            if table.status != "playing" or state is None:
-                return Change(commit=False)
-            events: list[dict[str, Any]] = []
-            actors = engine.seats_to_act(state)
-            grace_ms = self.settings.disconnect_grace_seconds * 1000
-            for i, seat in enumerate(table.seats):
-                if (
-                    seat.kind == "human"
-                    and not seat.away
-                    and seat.gone_since is not None
-                    and seat.gone_since + grace_ms <= now
-                    and not table.is_present(seat.player_id or "")
-                ):
-                    seat.away = True
-                    events.append({"kind": "away", "seat": i, "reason": "disconnected"})
-            if table.deadline_ms is not None and table.deadline_ms <= now:
-                for i in table.deadline_seats:
-                    if i in actors and not table.seats[i].computer_plays:
-                        table.seats[i].away = True
-                        events.append({"kind": "away", "seat": i, "reason": "timeout"})
-                table.deadline_ms = None
-                table.deadline_seats = []
-            if events and any(table.seats[i].computer_plays for i in actors):
-                table.bot_due_ms = min(table.bot_due_ms or now, now)
-            new_state = None
-            if table.bot_due_ms is not None and table.bot_due_ms <= now:
-                seat_no = next((i for i in actors if table.seats[i].computer_plays), None)
-                if seat_no is not None:
-                    move = self._computer_move(table, state, seat_no)
-                    new_state = engine.apply(state, seat_no, move)
-                    table.hand_moves.append([seat_no, engine.move_to_json(move)])
-                    events.append(
-                        {
-                            "kind": "move",
-                            "seat": seat_no,
-                            "move": public_move(move),
-                            "computer": True,
-                        }
-                    )
-                table.bot_due_ms = None
-            if not events and new_state is None:
-                return Change(commit=False)
-            return Change(events=events, new_state=new_state)
-
+        A computer's search runs before the compare-and-set, on the view of the version just
+        read; its move is committed only if the table is still at that version. Otherwise
+        the table is read again and, at a new position, the computer decides again.
+        """
         try:
-            await self._mutate(table_id, fn)
+            for _attempt in range(MAX_ATTEMPTS):
+                loaded, table, state = await self._load(table_id)
+                before = table.lobby_json(0)
+                now = self.clock()
+                change, seat_no = self._due_change(table, state, now)
+                if seat_no is not None:
+                    move = await self._computer_move(table, state, seat_no)
+                    self._apply_computer_move(table, state, seat_no, move, change)
+                if not change.commit:
+                    await self._fix_due(table, state, now)
+                    return
+                if await self._commit(table, before, state, change, expected=loaded.version):
+                    return
+            log.warning("table %s: due work lost %d races in a row", table_id, MAX_ATTEMPTS)
         except TableError as exc:
             if exc.code == "unknown_table":
                 await self.store.drop_due(table_id)
                 return
             raise
 
-    def _computer_move(self, table: Table, state: Any, seat_no: int) -> Any:
-        """Ask the computer player for a move, giving it only this seat's view."""
-        seat_view = engine.view(state, seat_no)
-        if state.phase == "pass":
-            choice = SeatChoice(
-                phase="pass",
-                legal=(),
-                passable=list(engine.cards_of(engine.passable_cards(state, seat_no))),
-                pass_count=state.pass_count,
-            )
-        else:
-            choice = SeatChoice(phase=state.phase, legal=engine.legal_moves(state, seat_no))
-        rng = random.Random(f"{table.seed}:{table.version}:{seat_no}")
-        return self.bot.choose(seat_view, choice, rng)
+    def _due_change(self, table: Table, state: Any, now: float) -> tuple[Change, int | None]:
+        """Timers, grace periods and idleness at ``now``; and the seat a computer plays now."""
+        if table.status != "playing" or state is None:
+            return Change(commit=False), None
+        if now >= table.updated_ms + self.settings.idle_table_ttl_seconds * 1000:
+            return Change(abandon="idle"), None
+        events: list[dict[str, Any]] = []
+        actors = engine.seats_to_act(state)
+        grace_ms = self.settings.disconnect_grace_seconds * 1000
+        for i, seat in enumerate(table.seats):
+            if (
+                seat.kind == "human"
+                and not seat.away
+                and seat.gone_since is not None
+                and seat.gone_since + grace_ms <= now
+                and not table.is_present(seat.player_id or "")
+            ):
+                seat.away = True
+                events.append({"kind": "away", "seat": i, "reason": "disconnected"})
+        if table.deadline_ms is not None and table.deadline_ms <= now:
+            for i in table.deadline_seats:
+                if i in actors and not table.seats[i].computer_plays:
+                    table.seats[i].away = True
+                    events.append({"kind": "away", "seat": i, "reason": "timeout"})
+            table.deadline_ms = None
+            table.deadline_seats = []
+        if events and any(table.seats[i].computer_plays for i in actors):
+            table.bot_due_ms = min(table.bot_due_ms or now, now)
+        seat_no = None
+        if table.bot_due_ms is not None and table.bot_due_ms <= now:
+            seat_no = next((i for i in actors if table.seats[i].computer_plays), None)
+            table.bot_due_ms = None
+        if not events and seat_no is None:
+            return Change(commit=False), None
+        return Change(events=events), seat_no
+
+    def _level_of(self, seat: Seat) -> str:
+        if seat.kind == "bot" and seat.level in BOT_LEVELS:
+            return seat.level
+        return STAND_IN_LEVEL  # a person away, or an unknown level
+
+    async def _computer_move(self, table: Table, state: Any, seat_no: int) -> engine.Move:
+        """The computer's move for ``seat_no``, decided from that seat's view only."""
+        level = self._level_of(table.seats[seat_no])
+        key = (table.id, table.game_no, table.move_no, seat_no, level)
+        move_json = self._bot_memo.get(key)
+        if move_json is None:
+            seat_view = engine.view(state, seat_no)
+            try:
+                move_json = await self.computer.choose(
+                    level, seat_view, bot_seed(table.seed, table.move_no), table.options
+                )
+            except Exception:
+                log.exception("computer player %s failed at table %s", level, table.id)
+                return engine.legal_moves(state, seat_no)[0]
+            if len(self._bot_memo) >= BOT_MEMO_SIZE:
+                self._bot_memo.clear()
+            self._bot_memo[key] = move_json
+        try:
+            return engine.move_from_json(move_json)
+        except engine.IllegalMove:
+            log.error("computer player %s made no move at table %s: %r", level, table.id, move_json)
+            return engine.legal_moves(state, seat_no)[0]
+
+    def _apply_computer_move(
+        self, table: Table, state: Any, seat_no: int, move: engine.Move, change: Change
+    ) -> None:
+        try:
+            new_state = engine.apply(state, seat_no, move)
+        except engine.IllegalMove as exc:
+            log.error("computer move %s refused at table %s: %s", move, table.id, exc.code)
+            move = engine.legal_moves(state, seat_no)[0]
+            new_state = engine.apply(state, seat_no, move)
+        seat = table.seats[seat_no]
+        if seat.owner_id is not None or seat.kind == "human":
+            seat.replaced_hand = seat.replaced_game = True
+        change.new_state = new_state
+        change.moves.append([seat_no, engine.move_to_json(move)])
+        change.events.append(
+            {"kind": "move", "seat": seat_no, "move": public_move(move), "computer": True}
+        )
 
     # -- the writer ------------------------------------------------------------------------
 
+    async def _load(self, table_id: str) -> tuple[LoadedTable, Table, Any]:
+        """A private, changeable copy of the table and its engine state."""
+        loaded = await self.store.load(table_id)
+        if loaded is None:
+            raise TableError("unknown_table", f"no table {table_id!r} (it may have expired)")
+        table = Table.from_json(orjson.loads(loaded.blob), loaded.version)
+        state = engine.state_from_json(table.game) if table.game is not None else None
+        return loaded, table, state
+
     async def _mutate(self, table_id: str, fn: Mutation) -> _Committed:
         for _attempt in range(MAX_ATTEMPTS):
-            loaded = await self.store.load(table_id)
-            if loaded is None:
-                raise TableError("unknown_table", f"no table {table_id!r} (it may have expired)")
-            table = Table.from_json(orjson.loads(loaded.blob), loaded.version)
-            state = engine.state_from_json(table.game) if table.game is not None else None
+            loaded, table, state = await self._load(table_id)
             before = table.lobby_json(0)
             now = self.clock()
             change = fn(table, state, now)
@@ -517,12 +599,20 @@ class TableService:
         if change.new_state is not None:
             state = change.new_state
             table.game = engine.state_to_json(state)
-            records = self._results(table, old_state, state, now)
+            if not change.new_game:
+                records = await self._results(table, old_state, state, change.moves, now)
             if state.phase == "over":
                 table.status = "over"
+                table.ended = "finished"
                 change.events.append(
                     {"kind": "game_over", "winners": _winners(state), "scores": _scores(state)}
                 )
+        if change.abandon is not None and table.status == "playing" and state is not None:
+            records.append(await self._abandoned(table, state, change.moves, now))
+            table.status = "over"
+            table.ended = "abandoned"
+            change.events.append({"kind": "abandoned", "reason": change.abandon})
+        table.move_no += len(change.moves)
         if table.status == "playing" and state is not None:
             self._schedule(table, old_state, state, now, moved=change.new_state is not None)
         else:
@@ -530,11 +620,7 @@ class TableService:
             table.deadline_seats = []
             table.bot_due_ms = None
         table.updated_ms = now
-        ttl = (
-            self.settings.finished_table_ttl_seconds
-            if table.status == "over"
-            else self.settings.idle_table_ttl_seconds
-        )
+        ttl = self._ttl(table)
         for event in change.events:
             event["v"] = new_version
         message = orjson.dumps(
@@ -550,6 +636,9 @@ class TableService:
             ttl_seconds=ttl,
             due="remove" if due is None else due,
             lobby_summary=self._lobby_change(before, table, now + ttl * 1000),
+            moves=[orjson.dumps(m) for m in change.moves],
+            new_game=change.new_game,
+            records=[encode_event(r) for r in records],
         )
         if not result.ok:
             return False
@@ -557,13 +646,17 @@ class TableService:
             # What was just stored is what the hubs will read: keep it for them.
             table.version = new_version
             self._read_cache[table.id] = (new_version, table, state)
-        if self.outbox is not None:
-            for record in records:
-                try:
-                    await self.outbox(record)
-                except Exception:
-                    log.exception("could not queue a result for table %s", table.id)
         return True
+
+    def _ttl(self, table: Table) -> int:
+        """Seconds the table's keys live without a change. A game in progress keeps a margin
+        past the idle time, so the due loop can record it as abandoned before it expires."""
+        if table.status == "over":
+            return self.settings.finished_table_ttl_seconds
+        idle = self.settings.idle_table_ttl_seconds
+        if table.status == "playing":
+            return idle + 60 + int(2 * self.settings.due_lease_seconds)
+        return idle
 
     def _lobby_change(self, before: dict[str, Any] | None, after: Table, expires_ms: float) -> Any:
         if after.private:
@@ -602,10 +695,12 @@ class TableService:
             table.deadline_seats = []
         if computers:
             if table.bot_due_ms is None or moved:
+                # A natural pause; a searching level spends part of it thinking.
+                level = self._level_of(table.seats[computers[0]])
                 delay = self.rng.uniform(
                     self.settings.bot_delay_min_ms, self.settings.bot_delay_max_ms
-                )
-                table.bot_due_ms = now + delay
+                ) - self.computer.expected_ms(level, state.phase)
+                table.bot_due_ms = now + max(0.0, delay)
         else:
             table.bot_due_ms = None
 
@@ -613,58 +708,88 @@ class TableService:
         if table.status != "playing":
             return None
         times = [t for t in (table.deadline_ms, table.bot_due_ms) if t is not None]
+        # An idle game is recorded as abandoned (then expires like a finished one).
+        times.append(table.updated_ms + self.settings.idle_table_ttl_seconds * 1000)
         grace_ms = self.settings.disconnect_grace_seconds * 1000
         for seat in table.seats:
             if seat.kind == "human" and not seat.away and seat.gone_since is not None:
                 times.append(seat.gone_since + grace_ms)
         return min(times) if times else None
 
-    def _results(self, table: Table, old: Any, new: Any, now: float) -> list[dict[str, Any]]:
-        """Hand and game records for the SQL outbox (app.db.events) when either ends."""
-        if old is None:
-            return []
-        records: list[dict[str, Any]] = []
-        common = {
+    def _seat_records(self, table: Table, *, game: bool) -> list[dict[str, Any]]:
+        """The seats as the results records want them: a seat counts for the person who began
+        the game in it (kept when they left or were away), with ``replaced_by_bot`` when the
+        computer played it during the hand (``game``: during the game)."""
+        seats = []
+        for s in table.seats:
+            person = s.owner_id or (s.player_id if s.kind == "human" else None)
+            replaced = s.replaced_game if game else s.replaced_hand
+            seats.append(
+                {
+                    "player_id": person,
+                    "bot_level": None if person else s.level,
+                    "replaced_by_bot": bool(person) and (replaced or s.computer_plays),
+                    "name": (s.owner_name or s.name) if person else s.name,
+                }
+            )
+        return seats
+
+    def _common(self, table: Table, *, game: bool) -> dict[str, Any]:
+        return {
             "table_id": table.id,
             "game_no": table.game_no,
             "preset": table.preset,
             "options": table.options,
             "seed": table.seed,
-            "seats": [
-                {
-                    "player_id": s.player_id if s.kind == "human" else None,
-                    "bot_level": s.level if s.kind == "bot" else None,
-                    "replaced_by_bot": s.away or s.vacated,
-                    "name": s.name,
-                }
-                for s in table.seats
-            ],
+            "seats": self._seat_records(table, game=game),
         }
+
+    async def _game_moves(
+        self, table: Table, start: int, new_moves: list[list[Any]]
+    ) -> list[list[Any]]:
+        """The game's moves from ``start`` on: what Redis holds plus the moves of this change
+        (the compare-and-set makes the read consistent: any other change bumps the version)."""
+        stored = await self.store.game_moves(table.id, start) if start < table.move_no else []
+        return [orjson.loads(m) for m in stored] + [list(m) for m in new_moves]
+
+    async def _results(
+        self, table: Table, old: Any, new: Any, new_moves: list[list[Any]], now: float
+    ) -> list[dict[str, Any]]:
+        """Hand and game records for the SQL outbox (app.db.events) when either ends."""
+        if old is None:
+            return []
         finished = new.history[len(old.history) :]
-        for result in finished:
-            table.hands_recorded += 1
-            records.append(
-                {
-                    "kind": "hand",
-                    **common,
-                    "hand_no": result.hand_no,
-                    "points": list(result.points),
-                    "totals": list(result.totals),
-                    "moons": [result.moon] if result.moon >= 0 else [],
-                    "pass_direction": result.direction,
-                    "moves": table.hand_moves,
-                    "started_at": _ms(table.hand_started_ms),
-                    "ended_at": int(now),
-                }
-            )
+        if not finished and new.phase != "over":
+            return []
+        records: list[dict[str, Any]] = []
         if finished:
-            table.hand_moves = []
+            moves = await self._game_moves(table, table.hand_first_move, new_moves)
+            common = self._common(table, game=False)
+            for result in finished:
+                table.hands_recorded += 1
+                records.append(
+                    {
+                        "kind": "hand",
+                        **common,
+                        "hand_no": result.hand_no,
+                        "points": list(result.points),
+                        "totals": list(result.totals),
+                        "moons": [result.moon] if result.moon >= 0 else [],
+                        "pass_direction": result.direction,
+                        "moves": moves,
+                        "started_at": _ms(table.hand_started_ms),
+                        "ended_at": int(now),
+                    }
+                )
+            table.hand_first_move = table.move_no + len(new_moves)
             table.hand_started_ms = now
+            for seat in table.seats:
+                seat.replaced_hand = False
         if new.phase == "over":
             records.append(
                 {
                     "kind": "game",
-                    **common,
+                    **self._common(table, game=True),
                     "ended": "finished",
                     "hands": len(new.history),
                     "totals": _scores(new),
@@ -674,6 +799,22 @@ class TableService:
                 }
             )
         return records
+
+    async def _abandoned(
+        self, table: Table, state: Any, new_moves: list[list[Any]], now: float
+    ) -> dict[str, Any]:
+        """The record of a game that ends unfinished: totals and every move so far."""
+        return {
+            "kind": "game",
+            **self._common(table, game=True),
+            "ended": "abandoned",
+            "hands": len(state.history),
+            "totals": _scores(state),
+            "winners": [],
+            "moves": await self._game_moves(table, 0, new_moves),
+            "started_at": _ms(table.game_started_ms),
+            "ended_at": int(now),
+        }
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -31,24 +31,37 @@ class Clock:
         return self.ms
 
 
+class Results:
+    """The results stream one test's tables write to (what app.db.outbox reads)."""
+
+    def __init__(self, redis: aioredis.Redis, stream: str) -> None:
+        self.redis = redis
+        self.stream = stream
+
+    async def records(self) -> list[dict[str, Any]]:
+        entries = await self.redis.xrange(self.stream)
+        return [orjson.loads(fields[b"event"]) for _id, fields in entries]
+
+
 def make_service(
-    redis: aioredis.Redis, namespace: str, clock: Clock | None = None, **overrides: Any
-) -> tuple[TableService, list[dict[str, Any]]]:
+    redis: aioredis.Redis,
+    namespace: str,
+    clock: Clock | None = None,
+    computer: Any = None,
+    rng_seed: int = 7,
+    **overrides: Any,
+) -> tuple[TableService, Results]:
     settings = Settings(bot_delay_min_ms=0, bot_delay_max_ms=0, **overrides)
-    outbox: list[dict[str, Any]] = []
-
-    async def record(event: dict[str, Any]) -> None:
-        outbox.append(event)
-
+    stream = "{" + namespace + ":outbox}:results"
     service = TableService(
-        TableStore(redis, namespace=namespace),
+        TableStore(redis, namespace=namespace, results_stream=stream),
         settings,
         instance_id="i1",
         clock=clock or Clock(),
-        outbox=record,
-        rng=random.Random(7),
+        rng=random.Random(rng_seed),
+        computer=computer,
     )
-    return service, outbox
+    return service, Results(redis, stream)
 
 
 async def drive_bots(service: TableService, table_id: str, clock: Clock, limit: int = 5000) -> None:
@@ -173,7 +186,7 @@ async def test_full_game_with_computers_records_results(
     redis_client: aioredis.Redis, namespace: str
 ) -> None:
     clock = Clock()
-    service, outbox = make_service(redis_client, namespace, clock)
+    service, results = make_service(redis_client, namespace, clock)
     table = await service.create(ALICE, "classic", {"end": "hands", "hands": 2})
     for seat in (1, 2, 3):
         await service.add_bot(table.id, ALICE, seat)
@@ -184,9 +197,11 @@ async def test_full_game_with_computers_records_results(
     t, state = await service.read(table.id)
     assert t.status == "over" and state.phase == "over"
     assert t.seats[0].away
+    outbox = await results.records()
     kinds = [e["kind"] for e in outbox]
     assert kinds.count("hand") == 2 and kinds[-1] == "game"
     assert outbox[-1]["seats"][0]["player_id"] == ALICE.player_id
+    assert outbox[-1]["seats"][0]["replaced_by_bot"] and outbox[-1]["ended"] == "finished"
     for record in outbox:  # every record is one the SQL side accepts
         parse_event(orjson.loads(orjson.dumps(record)))
     assert outbox[0]["moves"] and all(len(m) == 2 for m in outbox[0]["moves"])
