@@ -232,12 +232,24 @@ class TablePage {
   // -- incoming state -------------------------------------------------------------------------
 
   onState(msg) {
+    if (this.shownVersion && msg.version < this.shownVersion && !msg.resync) return; // older
     const before = this.view;
     this.shownVersion = msg.version;
     this.table = msg.table;
     this.seat = msg.seat;
     this.view = msg.view;
     const v = this.view;
+    if (v) {
+      // Per-move views may leave out the score sheet and the last hand's tricks: they only
+      // change when a hand ends (hands_played), so keep the ones we have.
+      const same = before && before.hand_no !== undefined && before.history && (v.hands_played === undefined || before.history.length === v.hands_played);
+      if (!Array.isArray(v.history)) v.history = same ? before.history : [];
+      if (!Array.isArray(v.previous_tricks)) v.previous_tricks = same ? before.previous_tricks || [] : [];
+      if (v.hands_played !== undefined && v.history.length !== v.hands_played && this.socket && this.resyncedFor !== v.hands_played) {
+        this.resyncedFor = v.hands_played;
+        this.socket.send({ type: "resync" }); // we missed the sheet: ask for a full state
+      }
+    }
     if (v && before && (before.hand_no !== v.hand_no || before.phase !== v.phase)) {
       this.selected.clear();
     }

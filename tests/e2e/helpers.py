@@ -322,7 +322,8 @@ def play_until(
     deadline = time.monotonic() + timeout
     while not done():
         if time.monotonic() > deadline:
-            raise AssertionError("the game did not get there in time")
+            states = [view_state(page) for page in pages]
+            raise AssertionError(f"the game did not get there in time: {states}")
         acted = False
         for page in pages:
             if act_once(page, keyboard=keyboard):

@@ -422,3 +422,71 @@ def test_every_table_fits_desktop_and_phone(browser: Any, server: Any) -> None:
         _no_js_errors(p)
     finally:
         p.close()
+
+
+def test_game_over_rematch_and_replay(browser: Any, server: Any) -> None:
+    p = new_player(browser, server, "Uma")
+    try:
+        create_table(p, "classic", options={"end": "hands", "hands": 1})
+        page = p.page
+        play_until([page], lambda: "phase-over" in view_state(page)["classes"])
+        panel = page.locator(".center-panel.game-over")
+        panel.wait_for()
+        assert re.search(r"win", panel.locator(".winners").inner_text())
+        assert panel.locator("#rematch").is_visible()
+        # The finished game reaches the database, and its replay is linked.
+        link = panel.locator("a[href*='replay']")
+        link.wait_for(timeout=20_000)
+        link.click()
+        page.wait_for_selector("#replay-step")
+        assert "the deal" in page.inner_text("#replay-step")
+        # Every hand is shown at the deal: 4 players' cards, 13 each.
+        holdings = page.eval_on_selector_all(
+            ".holding", "els => els.map(e => e.querySelectorAll('.card').length)"
+        )
+        assert holdings == [13, 13, 13, 13]
+        for trick in range(1, 14):
+            page.keyboard.press("ArrowRight")
+            assert f"trick {trick} of 13" in page.inner_text("#replay-step")
+            assert page.locator(".replay-trick .card").count() == 4
+        page.keyboard.press("ArrowRight")
+        assert "result" in page.inner_text("#replay-step")
+        assert page.locator(".replay-result .result-table tbody tr").count() == 4
+        page.keyboard.press("ArrowLeft")
+        assert "trick 13 of 13" in page.inner_text("#replay-step")
+        # Back at the table: a rematch starts a new game at once.
+        page.go_back()
+        page.wait_for_selector("#rematch")
+        page.click("#rematch")
+        page.wait_for_selector(".table-page.phase-pass")
+        _no_js_errors(p)
+    finally:
+        p.close()
+
+
+def test_account_register_sign_out_and_log_in(browser: Any, server: Any) -> None:
+    p = new_player(browser, server, "Wren")
+    try:
+        page = p.page
+        name = f"wren{int(time.time() * 1000) % 10**8}"
+        page.click("details.register summary")
+        page.fill("#reg-name", name)
+        page.fill("#reg-password", "correct horse battery")
+        page.click("details.register button[type=submit]")
+        page.wait_for_selector(f".me-name:has-text('{name}')")
+        assert "(guest)" not in page.inner_text("#who")
+        page.click("#who button:has-text('Sign out')")
+        page.wait_for_selector("#guest-name")
+        page.click("details.login summary")
+        page.fill("#login-name", name.upper())
+        page.fill("#login-password", "wrong password!")
+        page.click("details.login button[type=submit]")
+        page.wait_for_selector("details.login .form-error:not(:empty)")
+        page.fill("#login-password", "correct horse battery")
+        page.click("details.login button[type=submit]")
+        page.wait_for_selector(f".me-name:has-text('{name}')")
+        errors = page.js_errors  # type: ignore[attr-defined]
+        # The refused password shows up as a 401 in the console: that one is expected.
+        assert [e for e in errors if "401" not in e] == [], errors
+    finally:
+        p.close()
