@@ -75,7 +75,7 @@ function faceElement(face, extraClass) {
   }
   return h("span", { class: cls, "aria-hidden": "true" },
     h("span", { class: "idx" },
-      h("span", { class: "r", text: RANK_SHOWN[face.rank] || face.rank }),
+      h("span", { class: face.rank === "T" ? "r ten" : "r", text: RANK_SHOWN[face.rank] || face.rank }),
       h("span", { class: "s", text: SUIT_SYMBOLS[face.suit] })),
     h("span", { class: "pip", text: SUIT_SYMBOLS[face.suit] }));
 }

@@ -12,7 +12,7 @@ export const GAME_LABELS = {
 export const OPTION_HELP = {
   players: "How many people or computers sit at the table.",
   deck: "With 3 or 5 players the deck must divide evenly.",
-  passing: "Where the passed cards go, hand after hand.",
+  passing: "Where the passed cards go, hand after hand. With 3 or 5 players nobody sits across: left, right, keep.",
   pass_count: "How many cards each player passes.",
   pass_forbidden: "These cards may not be passed.",
   first_lead: "Who leads the first trick, and with what.",
@@ -45,7 +45,7 @@ export const VALUE_LABELS = {
     right: "Always to the right",
     lr: "Left, then right",
     lra: "Left, right, across",
-    lrah: "Left, right, across, then keep (3 or 5 players: left, right, keep)",
+    lrah: "Left, right, across, keep",
     dealer: "The dealer chooses each hand",
   },
   first_lead: {

@@ -579,10 +579,10 @@ class TablePage {
     }
     const info = [];
     if (v && t.status !== "waiting") {
-      info.push(`${v.hand_sizes[seat]} card${v.hand_sizes[seat] === 1 ? "" : "s"}`);
-      if (v.game === "dummy" && v.half_dummy_sizes) info.push(`half dummy ${v.half_dummy_sizes[seat]}`);
-      info.push(`${v.tricks_won[seat]} trick${v.tricks_won[seat] === 1 ? "" : "s"}`);
-      info.push(`${v.points_taken[seat]} pt${v.points_taken[seat] === 1 ? "" : "s"}`);
+      info.push(["cards", `${v.hand_sizes[seat]} card${v.hand_sizes[seat] === 1 ? "" : "s"}`]);
+      if (v.game === "dummy" && v.half_dummy_sizes) info.push(["cards", `half dummy ${v.half_dummy_sizes[seat]}`]);
+      info.push(["tricks", `${v.tricks_won[seat]} trick${v.tricks_won[seat] === 1 ? "" : "s"}`]);
+      info.push(["points", `${v.points_taken[seat]} pt${v.points_taken[seat] === 1 ? "" : "s"}`]);
     }
     let state = "";
     if (v && v.phase === "pass" && v.passed) state = v.passed[seat] ? "Passed \u2713" : "Choosing cards\u2026";
@@ -602,7 +602,7 @@ class TablePage {
         h("span", { class: "name-text" }, name),
         me ? h("span", { class: "you" }, " (you)") : null),
       tags.length ? h("div", { class: "tags" }, tags) : null,
-      info.length ? h("div", { class: "seat-info" }, info.join(" \u00b7 ")) : null,
+      info.length ? h("div", { class: "seat-info" }, info.map(([kind, text]) => h("span", { class: `i-${kind}` }, text))) : null,
       h("div", { class: "seat-state" }, h("span", { class: "state-text" }, state), h("span", { class: "clock", "data-seat": String(seat) })),
       backs.length ? h("div", { class: "backs", "aria-hidden": "true" }, backs) : null,
       controls);
@@ -1370,7 +1370,7 @@ class TablePage {
     const scorers = this.scorers();
     fill(el, h("table", { class: "sheet-table" },
       h("caption", { class: "sr-only" }, "Points per hand, with running totals"),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), scorers.map((i) => h("th", { scope: "col" }, this.scorerName(i))))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), scorers.map((i) => h("th", { scope: "col", title: this.scorerName(i) }, this.scorerName(i))))),
       h("tbody", {}, v.history.map((r) => h("tr", {},
         h("th", { scope: "row" },
           `${r.hand_no + 1}`,

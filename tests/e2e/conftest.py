@@ -61,6 +61,8 @@ def server_env(port: int, data_dir: str) -> dict[str, str]:
             "HEARTS_DISCONNECT_GRACE_SECONDS": "60",
             "HEARTS_DUE_POLL_SECONDS": "0.05",
             "HEARTS_WS_RATE_PER_SECOND": "100",
+            # Small searches for the Pro computer players: the tests are about the page.
+            "HEARTS_BOT_BUDGET_MS": "5",
         }
     )
     redis_url = os.environ.get("HEARTS_TEST_E2E_REDIS_URL", "")

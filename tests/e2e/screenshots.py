@@ -43,12 +43,12 @@ class Shooter:
         self.problems: list[str] = []
         self.taken: list[str] = []
 
-    def shot(self, page: Any, name: str) -> None:
+    def shot(self, page: Any, name: str, *, full_page: bool = False) -> None:
         time.sleep(0.35)  # let the short animations finish
         size = page.viewport_size
         label = "desktop" if size["width"] > 700 else "phone"
         path = self.out / f"{name}-{label}.png"
-        page.screenshot(path=str(path))
+        page.screenshot(path=str(path), full_page=full_page)
         self.taken.append(path.name)
         for problem in layout_problems(page):
             self.problems.append(f"{path.name}: {problem}")
@@ -86,7 +86,7 @@ def scene_lobby(s: Shooter) -> None:
     s.both(viewer.page, "lobby")
     viewer.page.click(".more-options summary")
     viewer.page.select_option("#create-preset", "classic")
-    s.shot(viewer.page, "lobby-options")
+    s.shot(viewer.page, "lobby-options", full_page=True)
     host.close()
     viewer.close()
 

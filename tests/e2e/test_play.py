@@ -490,3 +490,60 @@ def test_account_register_sign_out_and_log_in(browser: Any, server: Any) -> None
         assert [e for e in errors if "401" not in e] == [], errors
     finally:
         p.close()
+
+
+def _create_by_api(page: Any, body: dict[str, Any], bots: list[dict[str, Any]]) -> str:
+    """Create a table with the page's own session (for settings the form does not offer),
+    with the computer players the table page adds once it opens."""
+    table_id: str = page.evaluate(
+        """async ([body, bots]) => {
+            const r = await fetch('/api/tables', {method: 'POST', headers: {
+                'Content-Type': 'application/json',
+                Authorization: 'Bearer ' + localStorage.getItem('hearts.token')},
+                body: JSON.stringify(body)});
+            const out = await r.json();
+            sessionStorage.setItem('hearts.setup.' + out.table.id,
+                JSON.stringify({bots, autoStart: true}));
+            return out.table.id;
+        }""",
+        [body, bots],
+    )
+    page.goto(f"/?table={table_id}")
+    return table_id
+
+
+def test_turn_timer_countdown_away_and_back(browser: Any, server: Any) -> None:
+    p = new_player(browser, server, "Tess")
+    try:
+        page = p.page
+        bots = [{"seat": s, "level": "easy"} for s in (1, 2, 3)]
+        _create_by_api(page, {"preset": "classic", "turn_timer": 3}, bots)
+        page.wait_for_selector(".table-page.phase-pass")
+        clock = page.locator(".my-clock")
+        wait_for(lambda: re.match(r"0:0[1-3] left", clock.inner_text()), what="the countdown")
+        assert re.match(r"\u23f1 0:0[0-3]", page.inner_text(".seat.me .clock"))
+        # Time runs out: the computer plays for me, and I can take the seat back.
+        page.wait_for_selector("#im-back", timeout=10_000)
+        assert "away" in view_state(page)["status"]
+        assert page.locator(".seat.me .tag.away").count() == 1
+        page.click("#im-back")
+        page.wait_for_selector("#im-back", state="detached")
+        assert page.locator(".seat.me .tag.away").count() == 0
+        _no_js_errors(p)
+    finally:
+        p.close()
+
+
+def test_dealer_chooses_the_passing_direction(browser: Any, server: Any) -> None:
+    p = new_player(browser, server, "Dee")
+    try:
+        create_table(p, "classic", options={"passing": "dealer"})
+        page = p.page
+        page.wait_for_selector(".table-page.phase-direction")
+        assert "You deal" in view_state(page)["status"]
+        page.click(".actions button:has-text('Pass to the right')")
+        page.wait_for_selector(".table-page.phase-pass")
+        wait_for(lambda: "to the right" in view_state(page)["status"], what="passing right")
+        _no_js_errors(p)
+    finally:
+        p.close()
