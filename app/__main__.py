@@ -7,8 +7,23 @@ services (see README.md).
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
+
+
+def tune_gc() -> None:
+    """Keep the cyclic garbage collector off the move path.
+
+    A server holds a few hundred thousand long-lived objects (modules, sockets, tables), and
+    with the default thresholds a full collection ran every second or so under load, costing
+    about a third of the CPU (measured with bench.load). Everything imported so far lives for
+    good: freeze it out of the collections; and collect the young generation every 50,000
+    allocations instead of 700 (the few cycles a move makes wait a little longer).
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
 
 
 def main() -> None:
@@ -29,8 +44,10 @@ def main() -> None:
     )
     mode = "embedded (in-process Redis, SQLite)" if settings.uses_memory_redis else "shared Redis"
     print(f"Hearts Online on http://{settings.host}:{settings.port}  [{mode}]", file=sys.stderr)
+    app = create_app(settings)
+    tune_gc()
     uvicorn.run(
-        create_app(settings),
+        app,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,

@@ -1,24 +1,33 @@
-"""Load benchmark: T tables x (P scripted players + S spectators) over real WebSockets.
+"""Load benchmark: T tables x (4 scripted players + S spectators) over real WebSockets.
 
     python -m bench.load                      # 200 tables, 1 then 2 instances, local Redis
     python -m bench.load --tables 50 --instances 1
-    python -m bench.load --address 127.0.0.1:8000   # a server that is already running
+    python -m bench.load --address 127.0.0.1:8000 --secret KEY   # a running server
 
-Starts ``python -m app`` instance(s) on the given Redis (unless --address), opens every
-socket, plays complete hands as fast as the protocol allows (each player moves as soon as
-its view says so) and prints moves/s, the p50/p99 time from a move sent to the last view of
-it delivered to every socket of its table, Redis memory per table and server memory per
-socket. Timings belong here, not in the tests.
+Starts ``python -m app`` instance(s) on the given Redis (unless --address), opens every socket,
+plays complete hands as fast as the protocol allows (each player moves as soon as its view says
+so) and prints moves/s, the p50/p99 time from a move sent to the last view of it delivered to
+every socket of its table, Redis memory per table, server memory per socket and server CPU per
+move. Timings belong here, not in the tests.
+
+The load generator shares the machine with the servers and Redis, so it is made cheap: several
+client processes (``--clients``), each a uvloop with a minimal WebSocket client written on
+asyncio's Protocol (no per-message task, zero mask key, frames parsed by hand) that reads a
+state's version and status with ``bytes.find`` and parses JSON only when its seat has a move to
+make. Every socket of a table lives in the same client process, so latencies use one clock.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
+import multiprocessing
 import os
 import random
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -32,19 +41,21 @@ from typing import Any
 import httpx
 import orjson
 import redis
-import websockets
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "bench-secret-key-0123456789"
 
 
-@dataclass
-class TableRun:
-    table_id: str
-    sent: dict[int, float] = field(default_factory=dict)  # version of a move -> send time
-    arrivals: list[list[tuple[int, float]]] = field(default_factory=list)  # per socket
-    moves: int = 0
-    done: asyncio.Event = field(default_factory=asyncio.Event)
+# -- servers ---------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 def rss_kb(pid: int) -> int:
@@ -57,17 +68,20 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (and its waited-for children), in seconds."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    return sum(int(fields[i]) for i in (11, 12)) / ticks  # utime, stime
 
 
 @contextlib.contextmanager
-def servers(count: int, redis_url: str, namespace: str) -> Iterator[list[tuple[str, int]]]:
+def servers(
+    count: int, redis_url: str, namespace: str, extra_env: dict[str, str]
+) -> Iterator[list[tuple[str, int]]]:
     tmp = tempfile.mkdtemp(prefix="hearts-bench-")
     procs: list[subprocess.Popen[bytes]] = []
     out: list[tuple[str, int]] = []
@@ -86,11 +100,13 @@ def servers(count: int, redis_url: str, namespace: str) -> Iterator[list[tuple[s
                 "HEARTS_LOG_LEVEL": "warning",
                 "HEARTS_MIGRATE_ON_START": "true" if i == 0 else "false",
                 "HEARTS_INSTANCE_ID": f"bench{i}",
+                "HEARTS_BOT_WORKERS": "0",
+                **extra_env,
             }
             proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env)
             procs.append(proc)
             address = f"127.0.0.1:{port}"
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 60
             while True:
                 with contextlib.suppress(httpx.HTTPError):
                     if httpx.get(f"http://{address}/healthz", timeout=1).status_code == 200:
@@ -110,155 +126,355 @@ def servers(count: int, redis_url: str, namespace: str) -> Iterator[list[tuple[s
                 proc.kill()
 
 
-def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
-    legal = view.get("legal")
-    if not legal:
-        return None
-    kind = legal["type"]
-    if kind == "pass":
-        return {"type": "pass", "cards": rng.sample(legal["cards"], legal["count"])}
-    if kind == "play":
-        move: dict[str, Any] = {"type": "play", "card": rng.choice(legal["cards"])}
-        if legal.get("faces"):
-            move["face"] = rng.choice(legal["faces"])
-        return move
-    if kind == "direction":
-        return {"type": "direction", "direction": rng.choice(legal["directions"])}
-    return {"type": "moon", "choice": rng.choice(legal["choices"])}
+# -- a minimal WebSocket client ----------------------------------------------------------------
+
+OP_TEXT, OP_CLOSE, OP_PING, OP_PONG = 0x1, 0x8, 0x9, 0xA
 
 
-async def socket_task(
-    address: str,
-    run: TableRun,
-    token: str | None,
-    slot: int,
-    player: bool,
-    ready: asyncio.Barrier,
-    go: asyncio.Event,
-) -> None:
-    rng = random.Random(slot)
-    arrivals: list[tuple[int, float]] = []
-    run.arrivals.append(arrivals)
-    url = f"ws://{address}/ws/tables/{run.table_id}"
-    async with websockets.connect(url, max_size=2**22, compression=None) as ws:
-        await ws.send(orjson.dumps({"type": "hello", "token": token}).decode())
-        await ready.wait()
-        await go.wait()
-        acted = -1
-        n = 0
-        pending: dict[str, float] = {}
-        latest: dict[str, Any] | None = None
-        async for raw in ws:
-            msg = orjson.loads(raw)
-            kind = msg["type"]
-            if kind == "state":
-                arrivals.append((msg["version"], time.perf_counter()))
-                latest = msg
-                if msg["table"]["status"] == "over":
-                    run.done.set()
-                    return
-            elif kind == "ack" and msg["id"] in pending:
-                run.sent[msg["version"]] = pending.pop(msg["id"])
-                run.moves += 1
-            elif kind == "error":
-                pending.pop(msg.get("id", ""), None)
-                acted = -1 if msg.get("code") == "stale_version" else acted
-            if run.done.is_set():
+def frame(payload: bytes, opcode: int = OP_TEXT) -> bytes:
+    """A client frame with a zero mask key (masking with zeros leaves the payload as it is)."""
+    n = len(payload)
+    if n < 126:
+        head = struct.pack("!BB", 0x80 | opcode, 0x80 | n)
+    elif n < 65536:
+        head = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, n)
+    else:
+        head = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, n)
+    return head + b"\0\0\0\0" + payload
+
+
+class WsClient(asyncio.Protocol):
+    """One socket: handshake, then unmasked server frames parsed from a byte buffer."""
+
+    def __init__(self, host: str, path: str, on_text: Any) -> None:
+        self.request = (
+            f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+            f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n\r\n"
+        ).encode()
+        self.on_text = on_text
+        self.buf = bytearray()
+        self.open = asyncio.get_running_loop().create_future()
+        self.closed = asyncio.get_running_loop().create_future()
+        self.transport: Any = None
+        self.upgraded = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # uvloop's transports are not asyncio.Transport subclasses
+        self.transport.write(self.request)
+
+    def send(self, payload: bytes) -> None:
+        assert self.transport is not None
+        self.transport.write(frame(payload))
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        buf += data
+        if not self.upgraded:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
                 return
-            if player and latest is not None and latest["view"] and latest["version"] > acted:
-                move = pick(latest["view"], rng)
-                if move is not None:
-                    acted = latest["version"]
-                    n += 1
-                    mid = f"{slot}-{n}"
-                    pending[mid] = time.perf_counter()
-                    await ws.send(
-                        orjson.dumps(
-                            {"type": "move", "id": mid, "move": move, "version": acted}
-                        ).decode()
-                    )
+            if not buf.startswith(b"HTTP/1.1 101"):
+                self.open.set_exception(RuntimeError(bytes(buf[:end]).decode(errors="replace")))
+                return
+            del buf[: end + 4]
+            self.upgraded = True
+            self.open.set_result(None)
+        pos = 0
+        size = len(buf)
+        while size - pos >= 2:
+            b0 = buf[pos]
+            n = buf[pos + 1] & 0x7F
+            head = 2
+            if n == 126:
+                if size - pos < 4:
+                    break
+                n = (buf[pos + 2] << 8) | buf[pos + 3]
+                head = 4
+            elif n == 127:
+                if size - pos < 10:
+                    break
+                n = int.from_bytes(buf[pos + 2 : pos + 10], "big")
+                head = 10
+            if size - pos < head + n:
+                break
+            payload = bytes(buf[pos + head : pos + head + n])
+            pos += head + n
+            opcode = b0 & 0x0F
+            if opcode == OP_TEXT:
+                self.on_text(payload)
+            elif opcode == OP_PING:
+                assert self.transport is not None
+                self.transport.write(frame(payload, OP_PONG))
+            elif opcode == OP_CLOSE:
+                assert self.transport is not None
+                self.transport.close()
+        if pos:
+            del buf[:pos]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.open.done():
+            self.open.set_exception(exc or ConnectionError("closed before the upgrade"))
+        if not self.closed.done():
+            self.closed.set_result(None)
 
 
-async def run_load(
-    addresses: list[str], pids: list[int], args: argparse.Namespace, namespace: str
-) -> dict[str, Any]:
-    async with httpx.AsyncClient(base_url=f"http://{addresses[0]}", timeout=30) as http:
+# -- one client process ------------------------------------------------------------------------
+
+
+@dataclass
+class TableRun:
+    table_id: str
+    sent: dict[int, float] = field(default_factory=dict)  # version of a move -> send time
+    arrivals: list[dict[int, float]] = field(default_factory=list)  # per socket: version -> t
+    moves: int = 0
+    over: bool = False
+    started_at: float = 0.0
+    ended_at: float = 0.0
+
+
+class Seat:
+    """A scripted player (seat 0-3) or a spectator (seat None) on one table."""
+
+    def __init__(self, run: TableRun, seat: int | None, rng: random.Random, done: Any) -> None:
+        self.run = run
+        self.seat = seat
+        self.rng = rng
+        self.done = done
+        self.arrivals: dict[int, float] = {}
+        run.arrivals.append(self.arrivals)
+        self.ws: WsClient | None = None
+        self.acted = -1
+        self.n = 0
+        self.pending: dict[bytes, float] = {}
+        self.playing = False  # set when the measured run starts
+        self.states = 0
+        self.acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    def on_text(self, data: bytes) -> None:
+        if data.startswith(b'{"type":"state"'):
+            self.states += 1
+            i = data.find(b'"version":') + 10
+            j = data.find(b",", i)
+            version = int(data[i:j])
+            self.arrivals.setdefault(version, time.perf_counter())
+            run = self.run
+            if not run.over and data.find(b'"status":"over"') >= 0 and self.playing:
+                run.over = True
+                run.ended_at = time.perf_counter()
+                self.done()
+            if (
+                self.seat is None
+                or not self.playing
+                or run.over
+                or version <= self.acted
+                or data.find(b'"legal":{') < 0
+            ):
+                return
+            self.act(orjson.loads(data), version)
+        elif data.startswith(b'{"type":"ack"'):
+            msg = orjson.loads(data)
+            mid = msg["id"].encode()
+            sent = self.pending.pop(mid, None)
+            if sent is not None:
+                self.run.sent[msg["version"]] = sent
+                self.run.moves += 1
+            else:
+                self.acks.put_nowait(msg)
+        elif data.startswith(b'{"type":"error"'):
+            msg = orjson.loads(data)
+            self.pending.pop(str(msg.get("id", "")).encode(), None)
+            if msg.get("code") == "stale_version":
+                self.acted = -1
+            elif msg.get("id", "").startswith("setup"):
+                self.acks.put_nowait(msg)
+
+    def act(self, msg: dict[str, Any], version: int) -> None:
+        legal = msg["view"]["legal"]
+        kind = legal["type"]
+        rng = self.rng
+        if kind == "pass":
+            move: dict[str, Any] = {
+                "type": "pass",
+                "cards": rng.sample(legal["cards"], legal["count"]),
+            }
+        elif kind == "play":
+            move = {"type": "play", "card": rng.choice(legal["cards"])}
+            if legal.get("faces"):
+                move["face"] = rng.choice(legal["faces"])
+        elif kind == "direction":
+            move = {"type": "direction", "direction": rng.choice(legal["directions"])}
+        else:
+            move = {"type": "moon", "choice": rng.choice(legal["choices"])}
+        self.acted = version
+        self.n += 1
+        mid = f"{self.seat}-{self.n}"
+        self.pending[mid.encode()] = time.perf_counter()
+        assert self.ws is not None
+        self.ws.send(orjson.dumps({"type": "move", "id": mid, "move": move, "version": version}))
+
+    async def connect(self, address: str, token: str | None, compact: bool) -> None:
+        host, port = address.rsplit(":", 1)
+        loop = asyncio.get_running_loop()
+        _, proto = await loop.create_connection(
+            lambda: WsClient(address, f"/ws/tables/{self.run.table_id}", self.on_text),
+            host,
+            int(port),
+        )
+        await proto.open
+        self.ws = proto
+        hello: dict[str, Any] = {"type": "hello", "token": token}
+        if compact:
+            hello["compact"] = True
+        proto.send(orjson.dumps(hello))
+
+    async def command(self, kind: str, **fields: Any) -> dict[str, Any]:
+        assert self.ws is not None
+        self.ws.send(orjson.dumps({"type": kind, "id": f"setup-{kind}", **fields}))
+        return await asyncio.wait_for(self.acks.get(), 60)
+
+
+async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
+    tables: list[TableRun] = []
+    seats: list[Seat] = []
+    remaining = len(job["tables"])
+    all_over = asyncio.Event()
+
+    def one_done() -> None:
+        nonlocal remaining
+        remaining -= 1
+        if remaining == 0:
+            all_over.set()
+
+    for spec in job["tables"]:
+        run = TableRun(spec["id"])
+        tables.append(run)
+        for i, address in enumerate(spec["addresses"]):
+            seat = i if i < 4 else None
+            s = Seat(run, seat, random.Random(hash((spec["id"], i))), one_done)
+            token = job["tokens"][i] if seat is not None else None
+            await s.connect(address, token, job["compact"])
+            seats.append(s)
+        # Seat players 1-3 (player 0 created the table and sits already).
+        for s in seats[-len(spec["addresses"]) :][1:4]:
+            reply = await s.command("sit", seat=s.seat)
+            if reply["type"] != "ack":
+                raise SystemExit(f"sit failed: {reply}")
+    await asyncio.sleep(0.5)
+    await asyncio.get_running_loop().run_in_executor(None, barrier.wait)
+    start = time.perf_counter()
+    for s in seats:
+        s.playing = True
+    hosts = [s for s in seats if s.seat == 0]
+    for s in hosts:
+        s.run.started_at = time.perf_counter()
+        assert s.ws is not None
+        s.ws.send(orjson.dumps({"type": "start", "id": "go"}))
+    await asyncio.wait_for(all_over.wait(), job["timeout"])
+    end = time.perf_counter()
+    latencies: list[float] = []
+    for run in tables:
+        for version, sent in run.sent.items():
+            last = 0.0
+            for arrivals in run.arrivals:
+                at = arrivals.get(version)
+                if at is None:  # a later version arrived first (coalesced): the first after
+                    at = min((t for v, t in arrivals.items() if v >= version), default=None)
+                if at is not None and at > last:
+                    last = at
+            if last:
+                latencies.append((last - sent) * 1000)
+    results.put(
+        {
+            "moves": sum(r.moves for r in tables),
+            "start": start,
+            "end": end,
+            "latencies": latencies,
+            "table_ids": [r.table_id for r in tables],
+            "cpu": time.process_time(),
+        }
+    )
+    await asyncio.sleep(0.2)
+
+
+def client_process(job: dict[str, Any], barrier: Any, results: Any) -> None:
+    import uvloop
+
+    try:
+        uvloop.run(client_main(job, barrier, results))
+    except BaseException as exc:  # report and let the parent fail clearly
+        results.put({"error": repr(exc)})
+        with contextlib.suppress(Exception):
+            barrier.abort()
+        raise
+
+
+# -- the run -------------------------------------------------------------------------------------
+
+
+def setup_tables(address: str, tables: int, hands: int) -> tuple[list[str], list[str]]:
+    with httpx.Client(base_url=f"http://{address}", timeout=30) as http:
         tokens = []
         for i in range(4):
-            r = await http.post("/api/guest", json={"name": f"Bench{i}"})
+            r = http.post("/api/guest", json={"name": f"Bench{i}"})
             r.raise_for_status()
             tokens.append(r.json()["token"])
-        runs: list[TableRun] = []
-        for _ in range(args.tables):
-            r = await http.post(
+        ids = []
+        for _ in range(tables):
+            r = http.post(
                 "/api/tables",
                 json={
                     "preset": "classic",
-                    "options": {"end": "hands", "hands": args.hands},
+                    "options": {"end": "hands", "hands": hands},
                     "turn_timer": 0,
                 },
                 headers={"Authorization": f"Bearer {tokens[0]}"},
             )
             r.raise_for_status()
-            runs.append(TableRun(r.json()["table"]["id"]))
-    rss_before = [rss_kb(p) for p in pids]
-    sockets = args.tables * (4 + args.spectators)
-    ready = asyncio.Barrier(sockets + 1)
-    go = asyncio.Event()
-    tasks = []
-    slot = 0
-    for t, run in enumerate(runs):
-        for seat in range(4):
-            address = addresses[(t + seat) % len(addresses)]
-            tasks.append(
-                asyncio.create_task(socket_task(address, run, tokens[seat], slot, True, ready, go))
-            )
-            slot += 1
-        for s in range(args.spectators):
-            address = addresses[(t + s + 1) % len(addresses)]
-            tasks.append(
-                asyncio.create_task(socket_task(address, run, None, slot, False, ready, go))
-            )
-            slot += 1
-        if t % 20 == 19:
-            await asyncio.sleep(0.05)
-    await asyncio.wait_for(ready.wait(), 120)
-    # Seat the players and start every table (over the HTTP-less path: one socket command).
-    # Seat the players and start every table.
-    await asyncio.gather(
-        *(
-            seat_and_start(addresses[t % len(addresses)], run.table_id, tokens)
-            for t, run in enumerate(runs)
-        )
-    )
-    await asyncio.sleep(1.0)
-    rss_sockets = [rss_kb(p) for p in pids]
-    start = time.perf_counter()
-    go.set()
-    await asyncio.wait_for(asyncio.gather(*(r.done.wait() for r in runs)), args.timeout)
-    elapsed = time.perf_counter() - start
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+            ids.append(r.json()["table"]["id"])
+    return tokens, ids
 
-    moves = sum(r.moves for r in runs)
-    latencies = []
-    for run in runs:
-        for version, sent in run.sent.items():
-            last = 0.0
-            for arrivals in run.arrivals:
-                first = next((at for v, at in arrivals if v >= version), None)
-                if first is not None:
-                    last = max(last, first)
-            if last:
-                latencies.append((last - sent) * 1000)
-    latencies.sort()
+
+def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) -> dict[str, Any]:
+    tokens, ids = setup_tables(addresses[0], args.tables, args.hands)
+    per_table = 4 + args.spectators
+    sockets = args.tables * per_table
+    jobs: list[dict[str, Any]] = [
+        {"tables": [], "tokens": tokens, "compact": args.compact, "timeout": args.timeout}
+        for _ in range(args.clients)
+    ]
+    for t, table_id in enumerate(ids):
+        # Players and spectators of a table spread over the instances.
+        spec = {
+            "id": table_id,
+            "addresses": [addresses[(t + i) % len(addresses)] for i in range(per_table)],
+        }
+        jobs[t % args.clients]["tables"].append(spec)
+    ctx = multiprocessing.get_context("fork")
+    barrier = ctx.Barrier(args.clients + 1)
+    results = ctx.Queue()
+    rss_before = [rss_kb(p) for p in pids]
+    procs = [ctx.Process(target=client_process, args=(job, barrier, results)) for job in jobs]
+    for proc in procs:
+        proc.start()
+    barrier.wait(timeout=args.timeout)
+    rss_sockets = [rss_kb(p) for p in pids]
+    cpu_before = [cpu_seconds(p) for p in pids]
+    got = [results.get(timeout=args.timeout + 60) for _ in procs]
+    cpu_after = [cpu_seconds(p) for p in pids]
+    for proc in procs:
+        proc.join(30)
+    errors = [g["error"] for g in got if "error" in g]
+    if errors:
+        raise SystemExit(f"a client process failed: {errors[0]}")
+    moves = sum(g["moves"] for g in got)
+    elapsed = max(g["end"] for g in got) - min(g["start"] for g in got)
+    latencies = sorted(x for g in got for x in g["latencies"])
     client = redis.Redis.from_url(args.redis_url)
-    sample = [r.table_id for r in runs[:20]]
     table_bytes = []
-    for tid in sample:
+    for tid in ids[:20]:
         total = 0
-        for suffix in (":ver", ":state", ":log"):
+        for suffix in (":ver", ":state", ":log", ":moves"):
             total += int(client.memory_usage("{table:" + tid + "}" + suffix) or 0)
         table_bytes.append(total)
     client.close()
@@ -266,6 +482,7 @@ async def run_load(
         (after - before) * 1024 / max(1, sockets / len(pids))
         for before, after in zip(rss_before, rss_sockets, strict=True)
     ]
+    server_cpu = sum(a - b for a, b in zip(cpu_after, cpu_before, strict=True))
     return {
         "instances": len(addresses),
         "tables": args.tables,
@@ -274,26 +491,13 @@ async def run_load(
         "seconds": elapsed,
         "moves_per_s": moves / elapsed if elapsed else 0.0,
         "p50_ms": statistics.median(latencies) if latencies else 0.0,
-        "p99_ms": latencies[int(len(latencies) * 0.99) - 1] if latencies else 0.0,
+        "p99_ms": latencies[max(0, int(len(latencies) * 0.99) - 1)] if latencies else 0.0,
         "redis_bytes_per_table": statistics.mean(table_bytes) if table_bytes else 0,
         "server_bytes_per_socket": statistics.mean(per_socket) if per_socket else 0,
+        "server_cpu_us_per_move": server_cpu / moves * 1e6 if moves and pids else 0.0,
+        "client_cpu_s": sum(g["cpu"] for g in got),
+        "load": os.getloadavg()[0],
     }
-
-
-async def seat_and_start(address: str, table_id: str, tokens: list[str]) -> None:
-    """Seat players 1-3 and start, each over its own short-lived socket."""
-    for seat in (1, 2, 3, 0):
-        url = f"ws://{address}/ws/tables/{table_id}"
-        async with websockets.connect(url, compression=None) as ws:
-            await ws.send(orjson.dumps({"type": "hello", "token": tokens[seat]}).decode())
-            kind, fields = ("sit", {"seat": seat}) if seat else ("start", {})
-            await ws.send(orjson.dumps({"type": kind, "id": "setup", **fields}).decode())
-            async for raw in ws:
-                msg = orjson.loads(raw)
-                if msg.get("id") == "setup":
-                    if msg["type"] != "ack":
-                        raise SystemExit(f"setup failed: {msg}")
-                    break
 
 
 def report(result: dict[str, Any]) -> None:
@@ -303,39 +507,49 @@ def report(result: dict[str, Any]) -> None:
         f" {result['moves_per_s']:.0f} moves/s,"
         f" move->last view p50 {result['p50_ms']:.1f} ms p99 {result['p99_ms']:.1f} ms;"
         f" Redis {result['redis_bytes_per_table'] / 1024:.1f} KB/table,"
-        f" server {result['server_bytes_per_socket'] / 1024:.1f} KB/socket",
+        f" server {result['server_bytes_per_socket'] / 1024:.1f} KB/socket,"
+        f" server CPU {result['server_cpu_us_per_move']:.0f} us/move,"
+        f" load generator CPU {result['client_cpu_s']:.1f} s"
+        f" (load average {result['load']:.1f})",
         flush=True,
     )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--spectators", type=int, default=2)
     parser.add_argument("--hands", type=int, default=1, help="hands per table (end=hands)")
     parser.add_argument(
         "--instances", type=int, nargs="*", default=[1, 2], help="runs with 1 and/or 2 servers"
     )
+    parser.add_argument("--clients", type=int, default=2, help="load generator processes")
+    parser.add_argument(
+        "--full-views",
+        dest="compact",
+        action="store_false",
+        help="ask for the full view on every change (not the compact protocol option)",
+    )
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--address", help="use a running server instead of starting one")
+    parser.add_argument("--pid", type=int, action="append", default=[], help="its process id")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra environment for the started servers (e.g. HEARTS_WS_PER_MESSAGE_DEFLATE=true)",
+    )
     args = parser.parse_args()
-    try:
-        import uvloop
-
-        uvloop.install()
-    except ImportError:
-        pass
     if args.address:
-        namespace = "hearts"
-        report(asyncio.run(run_load([args.address], [], args, namespace)))
+        report(run_load([args.address], args.pid, args))
         return
+    extra = dict(item.split("=", 1) for item in args.server_env)
     for count in args.instances:
         namespace = "bench" + uuid.uuid4().hex[:8]
-        with servers(count, args.redis_url, namespace) as started:
-            addresses = [a for a, _ in started]
-            pids = [p for _, p in started]
-            report(asyncio.run(run_load(addresses, pids, args, namespace)))
+        with servers(count, args.redis_url, namespace, extra) as started:
+            report(run_load([a for a, _ in started], [p for _, p in started], args))
 
 
 if __name__ == "__main__":

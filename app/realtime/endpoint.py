@@ -126,7 +126,12 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
         return
 
     player_key = player.id if player is not None else f"anon:{uuid.uuid4().hex}"
-    conn = Connection(ws.send_text, player_key, player.id if player is not None else None)
+    conn = Connection(
+        ws.send_text,
+        player_key,
+        player.id if player is not None else None,
+        compact=hello.data.get("compact") is True,
+    )
     conn.start()
     conn.send(
         orjson.dumps(
@@ -240,6 +245,7 @@ async def _dispatch(
         hub = services.hubs.tables.get(table_id)
         if hub is not None:
             conn.state_version = 0
+            conn.sheet_hands, conn.table_json = -1, None
             await hub.push_state(only=conn)
         return
     if actor is None:

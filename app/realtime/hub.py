@@ -30,12 +30,19 @@ SendText = Callable[[str], Awaitable[None]]
 class Connection:
     """One client socket on one table: an ordered outgoing queue and what it has seen."""
 
-    def __init__(self, send_text: SendText, player_key: str, player_id: str | None) -> None:
+    def __init__(
+        self, send_text: SendText, player_key: str, player_id: str | None, compact: bool = False
+    ) -> None:
         self._send_text = send_text
         self.player_key = player_key  # player id, or "anon:<socket id>"
         self.player_id = player_id
         self.state_version = 0  # last version whose state this socket was sent
         self.event_version = 0  # last version whose events this socket was sent
+        # Compact states (hello "compact": true): the score sheet only when a hand ended, the
+        # table only when it changed since what this socket was last sent.
+        self.compact = compact
+        self.sheet_hands = -1  # view.hands_played of the last sheet sent
+        self.table_json: bytes | None = None  # the last "table" sent
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(OUTBOX_LIMIT)
         self.closed = asyncio.Event()
         self.too_slow = False
@@ -80,21 +87,65 @@ class Connection:
                 await self._writer
 
 
-def state_message(
-    table: Table, state: Any, seat: int | None, events: list[Any] | None = None
-) -> bytes:
-    view = engine.view(state, seat) if state is not None else None
-    msg: dict[str, Any] = {
-        "type": "state",
-        "table_id": table.id,
-        "version": table.version,
-        "seat": seat,
-        "table": table.public_json(),
-        "view": view,
-    }
-    if events:
-        msg["events"] = events
-    return orjson.dumps(msg)
+class StateMessages:
+    """The state messages of one table version: the views are built once for every seat
+    (``engine.all_views``), and each distinct message is encoded once, whatever the number of
+    sockets that get it."""
+
+    SHEET_KEYS = ("history", "previous_tricks")
+
+    def __init__(self, table: Table, state: Any, events: tuple[int, list[Any]] | None) -> None:
+        self.state = state
+        self.head = b"".join(
+            (
+                b'{"type":"state","table_id":',
+                orjson.dumps(table.id),
+                b',"version":',
+                str(table.version).encode(),
+                b',"seat":',
+            )
+        )
+        self.table_json = orjson.dumps(table.public_json())
+        self.events_json = orjson.dumps(events[1]) if events else b"[]"
+        self.hands = len(state.history) if state is not None else 0
+        self._views: dict[bool, tuple[dict[str, object], list[dict[str, object]]]] = {}
+        self._view_json: dict[tuple[int | None, bool], bytes] = {}
+        self._messages: dict[tuple[int | None, bool, bool, bool], bytes] = {}
+
+    def _view(self, seat: int | None, sheet: bool) -> bytes:
+        if self.state is None:
+            return b"null"
+        key = (seat, sheet)
+        encoded = self._view_json.get(key)
+        if encoded is None:
+            views = self._views.get(sheet)
+            if views is None:
+                views = self._views[sheet] = engine.all_views(self.state, sheet=sheet)
+            encoded = orjson.dumps(views[0] if seat is None else views[1][seat])
+            self._view_json[key] = encoded
+        return encoded
+
+    def for_socket(self, conn: Connection, seat: int | None, with_events: bool) -> bytes:
+        """The message for one socket (and, for a compact one, note what it now has)."""
+        sheet = not conn.compact or conn.sheet_hands != self.hands
+        with_table = not conn.compact or conn.table_json != self.table_json
+        key = (seat, sheet, with_table, with_events)
+        msg = self._messages.get(key)
+        if msg is None:
+            parts = [self.head, b"null" if seat is None else str(seat).encode()]
+            if with_table:
+                parts += (b',"table":', self.table_json)
+            parts += (b',"view":', self._view(seat, sheet))
+            if with_events:
+                parts += (b',"events":', self.events_json)
+            parts.append(b"}")
+            msg = self._messages[key] = b"".join(parts)
+        if conn.compact:
+            if sheet and self.state is not None:
+                conn.sheet_hands = self.hands
+            if with_table:
+                conn.table_json = self.table_json
+        return msg
 
 
 class _Join:
@@ -150,7 +201,8 @@ class TableHub:
         conn.event_version = max(conn.event_version, table.version)
         if last is None or last < table.version or last > table.version:
             seat = table.seat_of(conn.player_id) if conn.player_id else None
-            msg = state_message(table, state, seat)
+            conn.sheet_hands, conn.table_json = -1, None  # a join gets everything
+            msg = StateMessages(table, state, None).for_socket(conn, seat, False)
             if resync or (last is not None and last > table.version):
                 msg = msg[:-1] + b',"resync":true}'
             conn.send(msg)
@@ -219,22 +271,19 @@ class TableHub:
         """Send each socket its view of the newest state (once per version per socket)."""
         table, state = await self.hubs.service.read(self.table_id, at_least)
         self.state_version = max(self.state_version, table.version)
-        encoded: dict[tuple[int | None, bool], bytes] = {}
         targets = [only] if only is not None else list(self.conns)
+        messages: StateMessages | None = None
         for conn in targets:
             if conn.state_version >= table.version:
                 continue
+            if messages is None:
+                messages = StateMessages(table, state, events)
             seat = table.seat_of(conn.player_id) if conn.player_id else None
             with_events = events is not None and events[0] > conn.event_version
-            key = (seat, with_events)
-            if key not in encoded:
-                encoded[key] = state_message(
-                    table, state, seat, events[1] if with_events and events else None
-                )
             conn.state_version = table.version
             if with_events and events is not None:
                 conn.event_version = events[0]
-            conn.send(encoded[key])
+            conn.send(messages.for_socket(conn, seat, with_events))
 
 
 class Hubs:

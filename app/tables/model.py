@@ -9,6 +9,20 @@ SeatKind = Literal["open", "human", "bot"]
 TableStatus = Literal["waiting", "playing", "over"]
 
 
+_SEAT_FIELDS = (
+    "player_id",
+    "name",
+    "level",
+    "away",
+    "vacated",
+    "gone_since",
+    "owner_id",
+    "owner_name",
+    "replaced_hand",
+    "replaced_game",
+)
+
+
 @dataclass(slots=True)
 class Seat:
     kind: SeatKind = "open"
@@ -35,19 +49,13 @@ class Seat:
         return self.kind == "bot" or (self.kind == "human" and self.away)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "player_id": self.player_id,
-            "name": self.name,
-            "level": self.level,
-            "away": self.away,
-            "vacated": self.vacated,
-            "gone_since": self.gone_since,
-            "owner_id": self.owner_id,
-            "owner_name": self.owner_name,
-            "replaced_hand": self.replaced_hand,
-            "replaced_game": self.replaced_game,
-        }
+        """Only what differs from the defaults: the table is stored on every move."""
+        out: dict[str, Any] = {"kind": self.kind}
+        for name in _SEAT_FIELDS:
+            value = getattr(self, name)
+            if value is not None and value is not False:
+                out[name] = value
+        return out
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Seat:
@@ -106,6 +114,11 @@ class Table:
     # When the current game and hand began (ms).
     game_started_ms: float | None = None
     hand_started_ms: float | None = None
+
+    def clone(self) -> Table:
+        """A copy to change (seats, presence, move ids are copied; the game JSON is shared: it
+        is replaced, never changed in place)."""
+        return Table.from_json(self.to_json(), self.version)
 
     def is_present(self, player_key: str) -> bool:
         return any(n > 0 for n in self.presence.get(player_key, {}).values())

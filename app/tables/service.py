@@ -26,7 +26,7 @@ from app import engine
 from app.bots import LEVELS
 from app.db.outbox import encode_event
 from app.settings import Settings
-from app.store import LoadedTable, TableStore
+from app.store import TableStore
 from app.tables.computer import STAND_IN_LEVEL, ComputerPlayers, bot_seed
 from app.tables.errors import TableError
 from app.tables.model import Seat, Table
@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 # Computer levels a seat may ask for (app.bots: Easy, Standard, Pro, Expert).
 BOT_LEVELS: tuple[str, ...] = tuple(LEVELS)
 DEFAULT_BOT_LEVEL = "standard"
-MOVE_IDS_KEPT = 32  # per player, for resent-move detection
+MOVE_IDS_KEPT = 16  # per player, for resent-move detection
 MAX_ATTEMPTS = 20  # compare-and-set retries before answering "busy"
 BOT_MEMO_SIZE = 2000  # computer decisions kept for a retried compare-and-set
 
@@ -451,8 +451,8 @@ class TableService:
         the table is read again and, at a new position, the computer decides again.
         """
         try:
-            for _attempt in range(MAX_ATTEMPTS):
-                loaded, table, state = await self._load(table_id)
+            for attempt in range(MAX_ATTEMPTS):
+                table, state, cached = await self._load(table_id, cached=attempt == 0)
                 before = table.lobby_json(0)
                 now = self.clock()
                 change, seat_no = self._due_change(table, state, now)
@@ -460,9 +460,11 @@ class TableService:
                     move = await self._computer_move(table, state, seat_no)
                     self._apply_computer_move(table, state, seat_no, move, change)
                 if not change.commit:
+                    if cached:
+                        continue  # nothing to do, says this instance's copy: ask Redis
                     await self._fix_due(table, state, now)
                     return
-                if await self._commit(table, before, state, change, expected=loaded.version):
+                if await self._commit(table, before, state, change, expected=table.version):
                     return
             log.warning("table %s: due work lost %d races in a row", table_id, MAX_ATTEMPTS)
         except TableError as exc:
@@ -555,26 +557,45 @@ class TableService:
 
     # -- the writer ------------------------------------------------------------------------
 
-    async def _load(self, table_id: str) -> tuple[LoadedTable, Table, Any]:
-        """A private, changeable copy of the table and its engine state."""
+    async def _load(self, table_id: str, *, cached: bool = False) -> tuple[Table, Any, bool]:
+        """A private, changeable copy of the table, its engine state (immutable, so shared),
+        and whether they came from this instance's cache.
+
+        With ``cached``, the copy this instance last committed or read is used when there is
+        one: no Redis round trip and no parsing. The compare-and-set then catches a stale
+        copy, and callers decide anything that does not commit (an error, a no-op) again on a
+        fresh read.
+        """
+        if cached:
+            hit = self._read_cache.get(table_id)
+            if hit is not None:
+                return hit[1].clone(), hit[2], True
         loaded = await self.store.load(table_id)
         if loaded is None:
+            self._read_cache.pop(table_id, None)
             raise TableError("unknown_table", f"no table {table_id!r} (it may have expired)")
         table = Table.from_json(orjson.loads(loaded.blob), loaded.version)
         state = engine.state_from_json(table.game) if table.game is not None else None
-        return loaded, table, state
+        return table, state, False
 
     async def _mutate(self, table_id: str, fn: Mutation) -> _Committed:
-        for _attempt in range(MAX_ATTEMPTS):
-            loaded, table, state = await self._load(table_id)
+        for attempt in range(MAX_ATTEMPTS):
+            table, state, cached = await self._load(table_id, cached=attempt == 0)
             before = table.lobby_json(0)
             now = self.clock()
-            change = fn(table, state, now)
+            try:
+                change = fn(table, state, now)
+            except TableError:
+                if cached:
+                    continue  # answer errors from what Redis holds, not from a copy
+                raise
             if not change.commit:
+                if cached:
+                    continue
                 await self._fix_due(table, state, now)
                 return _Committed(table.version, change.result)
-            if await self._commit(table, before, state, change, expected=loaded.version):
-                return _Committed(loaded.version + 1, change.result)
+            if await self._commit(table, before, state, change, expected=table.version):
+                return _Committed(table.version, change.result)
         raise TableError("busy", "the table is very busy; try again")
 
     async def _fix_due(self, table: Table, state: Any, now: float) -> None:
@@ -642,9 +663,10 @@ class TableService:
         )
         if not result.ok:
             return False
+        table.version = new_version
         if change.state_changed:
-            # What was just stored is what the hubs will read: keep it for them.
-            table.version = new_version
+            # What was just stored is what the hubs will read (and the next change start
+            # from): keep it. The object is not changed after this.
             self._read_cache[table.id] = (new_version, table, state)
         return True
 

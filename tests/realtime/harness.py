@@ -121,9 +121,13 @@ class Client:
         self._n = 0
         self.closed_code: int | None = None
 
-    async def connect(self, last_version: int | None = None, invite: str | None = None) -> None:
+    async def connect(
+        self, last_version: int | None = None, invite: str | None = None, compact: bool = False
+    ) -> None:
         self.ws = await websockets.connect(self.url, max_size=2**22)
         hello: dict[str, Any] = {"type": "hello", "token": self.token}
+        if compact:
+            hello["compact"] = True
         if last_version is not None:
             hello["last_version"] = last_version
         if invite is not None:

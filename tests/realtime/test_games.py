@@ -62,7 +62,8 @@ async def play_to_end(
             seen = client.messages.index(msg) + 1
             latest = client.last_state()
             assert latest is not None
-            if latest["table"]["status"] == "over":
+            over = latest.get("table", {}).get("status") == "over"  # compact: table omitted
+            if over or (latest["view"] or {}).get("phase") == "over":
                 done.set()
                 return
             view = latest["view"]
@@ -198,3 +199,79 @@ async def test_full_game_of_every_preset_with_leak_scan(
         for client in (*clients, spectator):
             await client.close()
         await redis.aclose()
+
+
+async def test_compact_states_rebuild_the_full_views(tmp_path: Any) -> None:
+    """With hello "compact": the sheet comes only when a hand ended and the table only when it
+    changed; keeping the last of each rebuilds exactly the full message of every version."""
+    fake = fakeredis.FakeServer()
+    async with in_process_server(settings_for(tmp_path), fake) as address:
+        logins = [await guest(address, f"P{i}") for i in range(4)]
+        created = await create_table(
+            address, logins[0][0], preset="classic", options={"end": "hands", "hands": 2}
+        )
+        table_id = created["table"]["id"]
+        clients = [Client(address, table_id, tok, f"P{i}") for i, (tok, _) in enumerate(logins)]
+        for client in clients:
+            await client.connect(compact=True)
+        full = Client(address, table_id, None, "full")
+        compact = Client(address, table_id, None, "compact")
+        await full.connect()
+        await compact.connect(compact=True)
+        for i, client in enumerate(clients[1:], start=1):
+            assert (await client.command("sit", seat=i))["type"] == "ack"
+        reply = await clients[0].command("start")
+        start_version = reply["version"]
+        redis = fakeredis.FakeAsyncRedis(server=fake)
+        blob = orjson.loads(await redis.get(keys.state_key(table_id)))
+        seed = int(blob["seed"])
+        rules = engine.make_rules("classic", blob["options"])
+        await redis.aclose()
+        # The compact players' loop reads view["legal"], which every compact state carries.
+        applied = await play_to_end(clients, [0, 1, 2, 3], seed)
+        await full.wait_state(lambda m: m["table"]["status"] == "over")
+        await compact.wait_state(lambda m: m.get("table", {}).get("status") == "over")
+        await asyncio.sleep(0.1)
+
+        def rebuilt(client: Client) -> dict[int, dict[str, Any]]:
+            out: dict[int, dict[str, Any]] = {}
+            table: Any = None
+            sheet: dict[str, Any] = {}
+            for msg in client.messages:
+                if msg["type"] != "state":
+                    continue
+                table = msg.get("table", table)
+                view = msg["view"]
+                if view is not None:
+                    if "history" in view:
+                        sheet = {k: view[k] for k in ("history", "previous_tricks")}
+                    else:
+                        assert sheet["history"] is not None
+                        view = {**view, **sheet}
+                out[msg["version"]] = {"table": table, "view": view}
+            return out
+
+        plain = {m["version"]: m for m in full.messages if m["type"] == "state"}
+        lean = rebuilt(compact)
+        # (The two spectators joined one version apart; from then on they see the same.)
+        assert {v for v in plain if v > 5} == {v for v in lean if v > 5}
+        for version, msg in plain.items():
+            if version not in lean:
+                continue
+            assert lean[version]["table"] == msg["table"], version
+            assert lean[version]["view"] == msg["view"], version
+        sizes = [len(r) for r, m in zip(compact.raw, compact.messages, strict=True)]
+        full_sizes = [len(r) for r, m in zip(full.raw, full.messages, strict=True)]
+        assert sum(sizes) < sum(full_sizes) * 0.7
+        # The players' compact views rebuild to their own full engine views too.
+        for seat, client in enumerate(clients):
+            views = rebuilt(client)
+            state = engine.new_game(rules, seed)
+            for version in sorted(applied):
+                s, move = applied[version]
+                state = engine.apply(state, s, engine.move_from_json(move))
+                if version in views and version >= start_version:
+                    expected = orjson.loads(orjson.dumps(engine.view(state, seat)))
+                    assert views[version]["view"] == expected
+        for client in (*clients, full, compact):
+            await client.close()
