@@ -109,7 +109,8 @@ class TablePage {
     if (this.socket) this.socket.close();
     this.socket = new LiveSocket(`/ws/tables/${encodeURIComponent(this.tableId)}`, {
       onOpen: (socket) => {
-        const hello = { type: "hello", last_version: this.version };
+        // compact: the server leaves out what this page keeps (the score sheet, an unchanged table).
+        const hello = { type: "hello", last_version: this.version, compact: true };
         if (session.token) hello.token = session.token;
         if (this.invite) hello.invite = this.invite;
         socket.send(hello);
@@ -235,7 +236,7 @@ class TablePage {
     if (this.shownVersion && msg.version < this.shownVersion && !msg.resync) return; // older
     const before = this.view;
     this.shownVersion = msg.version;
-    this.table = msg.table;
+    if (msg.table) this.table = msg.table;
     this.seat = msg.seat;
     this.view = msg.view;
     const v = this.view;

@@ -124,8 +124,9 @@ def chromium_path() -> str:
     return CHROMIUM
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Any]:
+    """Module-scoped: Playwright's own event loop is gone before other packages' async tests."""
     from playwright.sync_api import sync_playwright
 
     pw = sync_playwright().start()
@@ -141,9 +142,9 @@ def browser(chromium_path: str) -> Iterator[Any]:
         pw.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def server(browser: Any) -> Iterator[ServerInfo]:
-    """One server for the whole e2e session (tables are independent of each other)."""
+    """One server per test module (tables are independent of each other)."""
     proc, info, data_dir = start_server()
     try:
         yield info

@@ -148,7 +148,9 @@ def scene_twentyeight(s: Shooter) -> None:
     while hands_finished(p.page) < 1 and time.monotonic() < deadline:
         if not act_once(p.page):
             time.sleep(0.03)
-    p.page.locator(".center-panel.hand-result .dead-cards, .trick-info .dead-line").locator("visible=true").first.wait_for()
+    p.page.locator(".center-panel.hand-result .dead-cards, .trick-info .dead-line").locator(
+        "visible=true"
+    ).first.wait_for()
     s.both(p.page, "twentyeight-hand-over")
     p.close()
 

@@ -186,8 +186,10 @@ def test_dummy_game_hand_with_the_keyboard_only(browser: Any, server: Any) -> No
             state = view_state(page)
             if any(c["legal"] for c in state["dummy"]):
                 from_dummy += 1
-            if boxes is None and "phase-play" in state["classes"] and any(
-                c["legal"] for c in state["hand"]
+            if (
+                boxes is None
+                and "phase-play" in state["classes"]
+                and any(c["legal"] for c in state["hand"])
             ):
                 boxes = _boxes(page)
                 assert act_once(page, keyboard=True)
@@ -282,9 +284,10 @@ def _strings(obj: Any) -> list[str]:
 def _public_cards(view: dict[str, Any]) -> set[str]:
     """Cards every player may see in a view: played cards, and dead cards once shown."""
     cards: set[str] = set()
-    for trick in [{"plays": view["trick"]}, *view["tricks"], *view["previous_tricks"]]:
+    # (compact views leave out previous_tricks and history when they have not changed)
+    for trick in [{"plays": view["trick"]}, *view["tricks"], *view.get("previous_tricks", [])]:
         cards.update(play["card"] for play in trick["plays"])
-    for result in view["history"]:
+    for result in view.get("history", []):
         cards.update(result["dead"])
     return cards
 
@@ -300,7 +303,9 @@ def test_spectator_never_holds_a_hidden_card(browser: Any, server: Any) -> None:
 
         def look() -> None:
             seen_in_dom.update(
-                watcher.page.eval_on_selector_all("[data-card]", "els => els.map(e => e.dataset.card)")
+                watcher.page.eval_on_selector_all(
+                    "[data-card]", "els => els.map(e => e.dataset.card)"
+                )
             )
             assert watcher.page.locator(".hand-cards .card, .dummy-cards .card").count() == 0
 
@@ -396,6 +401,7 @@ def test_a_dropped_connection_shows_the_note_and_comes_back(browser: Any, server
 def test_every_table_fits_desktop_and_phone(browser: Any, server: Any) -> None:
     """No overlaps, nothing outside the window, every card corner readable."""
     p = new_player(browser, server, "Vi")
+    page = p.page
     problems: list[str] = []
     try:
         for preset in (
@@ -407,11 +413,11 @@ def test_every_table_fits_desktop_and_phone(browser: Any, server: Any) -> None:
             "double-hearts",
         ):
             create_table(p, preset)
-            page = p.page
             play_until(
                 [page],
-                lambda: "phase-play" in view_state(page)["classes"]
-                and bool(view_state(page)["trick"]),
+                lambda: (
+                    "phase-play" in view_state(page)["classes"] and bool(view_state(page)["trick"])
+                ),
             )
             for size in ({"width": 1280, "height": 800}, PHONE):
                 page.set_viewport_size(size)
