@@ -27,7 +27,7 @@ from app.deps import Identity, Services
 from app.realtime.endpoint import router as ws_router
 from app.realtime.hub import Hubs
 from app.settings import Settings, load_settings
-from app.store import Fanout, TableStore, keys, make_redis
+from app.store import Fanout, PipelinedRedis, TableStore, keys, make_redis
 from app.tables import TableService
 from app.tables.computer import ComputerPlayers
 from app.tables.due import run_due_loop
@@ -103,6 +103,7 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
         namespace=settings.redis_namespace,
         log_size=settings.event_log_size,
         results_stream=STREAM_KEY,
+        fast=None if settings.uses_memory_redis else PipelinedRedis.from_url(settings.redis_url),
     )
     computer = ComputerPlayers(
         settings.bot_workers,
@@ -151,6 +152,8 @@ async def stop_services(services: Services) -> None:
     await services.hubs.close()
     await services.fanout.stop()
     services.tables.computer.close()
+    if services.store.fast is not None:
+        await services.store.fast.aclose()
     with contextlib.suppress(Exception):
         await services.redis.aclose()
     services.database.dispose()

@@ -236,7 +236,10 @@ class TableRun:
 class Seat:
     """A scripted player (seat 0-3) or a spectator (seat None) on one table."""
 
-    def __init__(self, run: TableRun, seat: int | None, rng: random.Random, done: Any) -> None:
+    def __init__(
+        self, run: TableRun, seat: int | None, rng: random.Random, done: Any, think_ms: float
+    ) -> None:
+        self.think = think_ms / 1000
         self.run = run
         self.seat = seat
         self.rng = rng
@@ -309,9 +312,16 @@ class Seat:
         self.acted = version
         self.n += 1
         mid = f"{self.seat}-{self.n}"
+        payload = orjson.dumps({"type": "move", "id": mid, "move": move, "version": version})
+        if self.think:
+            asyncio.get_running_loop().call_later(self.think, self.send_move, mid, payload)
+        else:
+            self.send_move(mid, payload)
+
+    def send_move(self, mid: str, payload: bytes) -> None:
         self.pending[mid.encode()] = time.perf_counter()
         assert self.ws is not None
-        self.ws.send(orjson.dumps({"type": "move", "id": mid, "move": move, "version": version}))
+        self.ws.send(payload)
 
     async def connect(self, address: str, token: str | None, compact: bool) -> None:
         host, port = address.rsplit(":", 1)
@@ -351,7 +361,7 @@ async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
         tables.append(run)
         for i, address in enumerate(spec["addresses"]):
             seat = i if i < 4 else None
-            s = Seat(run, seat, random.Random(hash((spec["id"], i))), one_done)
+            s = Seat(run, seat, random.Random(hash((spec["id"], i))), one_done, job["think_ms"])
             token = job["tokens"][i] if seat is not None else None
             await s.connect(address, token, job["compact"])
             seats.append(s)
@@ -440,7 +450,13 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     per_table = 4 + args.spectators
     sockets = args.tables * per_table
     jobs: list[dict[str, Any]] = [
-        {"tables": [], "tokens": tokens, "compact": args.compact, "timeout": args.timeout}
+        {
+            "tables": [],
+            "tokens": tokens,
+            "compact": args.compact,
+            "timeout": args.timeout,
+            "think_ms": args.think_ms,
+        }
         for _ in range(args.clients)
     ]
     for t, table_id in enumerate(ids):
@@ -497,12 +513,14 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         "server_cpu_us_per_move": server_cpu / moves * 1e6 if moves and pids else 0.0,
         "client_cpu_s": sum(g["cpu"] for g in got),
         "load": os.getloadavg()[0],
+        "think_ms": args.think_ms,
     }
 
 
 def report(result: dict[str, Any]) -> None:
     print(
         f"instances={result['instances']} tables={result['tables']} sockets={result['sockets']}"
+        f"{' think=' + str(result['think_ms']) + 'ms' if result['think_ms'] else ''}"
         f" moves={result['moves']} in {result['seconds']:.1f}s:"
         f" {result['moves_per_s']:.0f} moves/s,"
         f" move->last view p50 {result['p50_ms']:.1f} ms p99 {result['p99_ms']:.1f} ms;"
@@ -524,6 +542,13 @@ def main() -> None:
         "--instances", type=int, nargs="*", default=[1, 2], help="runs with 1 and/or 2 servers"
     )
     parser.add_argument("--clients", type=int, default=2, help="load generator processes")
+    parser.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="a player waits this long before each move (0: as fast as the protocol allows);"
+        " paces the load to measure latency below saturation",
+    )
     parser.add_argument(
         "--full-views",
         dest="compact",

@@ -163,7 +163,11 @@ class TableHub:
         self.table_id = table_id
         self.conns: set[Connection] = set()
         self.state_version = 0
-        self._notes: asyncio.Queue[bytes | _Join] = asyncio.Queue()
+        # The newest change notice queued here. Notices come in commit order from the table's
+        # channel; a change this instance committed is also queued at once (no wait for the
+        # channel), but only when it is the very next version, so the order always holds.
+        self.note_version = 0
+        self._notes: asyncio.Queue[dict[str, Any] | _Join] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.pending = 0  # joins queued or running
 
@@ -211,7 +215,22 @@ class TableHub:
         self.conns.add(conn)
 
     def on_message(self, _channel: str, data: bytes) -> None:
-        self._notes.put_nowait(data)
+        try:
+            note = orjson.loads(data)
+            version = int(note["v"])
+        except Exception:
+            log.error("hub %s: bad notice %r", self.table_id, data[:100])
+            return
+        if version > self.note_version:  # else this instance queued it already
+            self.note_version = version
+            self._notes.put_nowait(note)
+
+    def committed_here(self, note: dict[str, Any]) -> None:
+        """This instance just committed the change ``note`` describes."""
+        version = int(note["v"])
+        if version == self.note_version + 1:
+            self.note_version = version
+            self._notes.put_nowait(note)
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"hub:{self.table_id}")
@@ -248,8 +267,7 @@ class TableHub:
             except Exception:
                 log.exception("hub %s failed on a notice", self.table_id)
 
-    async def _handle(self, data: bytes) -> None:
-        note = orjson.loads(data)
+    async def _handle(self, note: dict[str, Any]) -> None:
         version = int(note["v"])
         events = note.get("events") or []
         if note.get("s") and version > self.state_version:
@@ -296,6 +314,12 @@ class Hubs:
         self.tables: dict[str, TableHub] = {}
         self._lock = asyncio.Lock()
         self.lobby = LobbyHub(store, fanout)
+        service.committed = self.committed_here
+
+    def committed_here(self, table_id: str, note: dict[str, Any]) -> None:
+        hub = self.tables.get(table_id)
+        if hub is not None:
+            hub.committed_here(note)
 
     async def join(self, table_id: str, conn: Connection, last_version: int | None) -> TableHub:
         async with self._lock:

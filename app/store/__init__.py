@@ -2,6 +2,15 @@
 
 from app.store.connection import make_redis
 from app.store.fanout import Fanout
+from app.store.pipelined import PipelinedRedis
 from app.store.table_store import CommitResult, DueChange, LoadedTable, TableStore
 
-__all__ = ["CommitResult", "DueChange", "Fanout", "LoadedTable", "TableStore", "make_redis"]
+__all__ = [
+    "CommitResult",
+    "DueChange",
+    "Fanout",
+    "LoadedTable",
+    "PipelinedRedis",
+    "TableStore",
+    "make_redis",
+]

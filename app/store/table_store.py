@@ -10,6 +10,7 @@ import orjson
 import redis.asyncio as aioredis
 
 from app.store import keys, lua
+from app.store.pipelined import PipelinedRedis, ReplyError
 
 # What a commit does to the table's entry in the due-time set.
 DueChange = float | Literal["keep", "remove"]
@@ -37,8 +38,12 @@ class TableStore:
         namespace: str = "hearts",
         log_size: int = 200,
         results_stream: str | None = None,
+        fast: PipelinedRedis | None = None,
     ) -> None:
         self.redis = redis
+        # The move path's commands (load, commit) go through this pipelined client when there
+        # is one (a real Redis); redis-py does everything else, and all of it on fakeredis.
+        self.fast = fast
         self.namespace = namespace
         self.log_size = log_size
         # The Redis stream that finished hands and games go to (app.db.outbox reads it).
@@ -51,7 +56,11 @@ class TableStore:
         self._set_due = redis.register_script(lua.SET_DUE_IF_VERSION)
 
     async def load(self, table_id: str) -> LoadedTable | None:
-        ver, blob = await self.redis.mget([keys.version_key(table_id), keys.state_key(table_id)])
+        names = [keys.version_key(table_id), keys.state_key(table_id)]
+        if self.fast is not None:
+            ver, blob = await self.fast.call("MGET", *names)
+        else:
+            ver, blob = await self.redis.mget(names)
         if ver is None or blob is None:
             return None
         return LoadedTable(int(ver), _as_bytes(blob))
@@ -89,7 +98,8 @@ class TableStore:
             lobby_arg = "-"
         else:
             lobby_arg = lobby_summary
-        result: list[Any] = await self._commit(
+        result: list[Any] = await self._run(
+            self._commit,
             keys=[
                 keys.version_key(table_id),
                 keys.state_key(table_id),
@@ -118,6 +128,18 @@ class TableStore:
             ],
         )
         return CommitResult(ok=int(result[0]) == 1, version=int(result[1]))
+
+    async def _run(self, script: Any, *, keys: list[str], args: list[Any]) -> Any:
+        """Run a registered script: EVALSHA on the pipelined client (EVAL if Redis lost its
+        script cache, which also reloads it), else through redis-py."""
+        if self.fast is None:
+            return await script(keys=keys, args=args)
+        try:
+            return await self.fast.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except ReplyError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+            return await self.fast.call("EVAL", script.script, len(keys), *keys, *args)
 
     async def game_moves(self, table_id: str, start: int = 0) -> list[bytes]:
         """The current game's moves from index ``start`` on (each ``[seat, move]`` JSON)."""

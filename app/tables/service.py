@@ -96,6 +96,9 @@ class TableService:
         self.computer = computer or ComputerPlayers(
             0, budget_ms=settings.bot_budget_ms, hard_cap_ms=settings.bot_hard_cap_ms
         )
+        # Told of every change this instance commits (table id, the published notice), so
+        # its own sockets need not wait for the notice to come back through Redis.
+        self.committed: Callable[[str, dict[str, Any]], None] | None = None
         # Read cache for views: table id -> (version, table, state).
         self._read_cache: dict[str, tuple[int, Table, Any]] = {}
         # Computer decisions by position: (table, game, move number, seat, level) -> move.
@@ -644,9 +647,8 @@ class TableService:
         ttl = self._ttl(table)
         for event in change.events:
             event["v"] = new_version
-        message = orjson.dumps(
-            {"v": new_version, "s": 1 if change.state_changed else 0, "events": change.events}
-        )
+        note = {"v": new_version, "s": 1 if change.state_changed else 0, "events": change.events}
+        message = orjson.dumps(note)
         blob = orjson.dumps(table.to_json()) if change.state_changed else None
         due = self._next_due(table)
         result = await self.store.commit(
@@ -668,6 +670,8 @@ class TableService:
             # What was just stored is what the hubs will read (and the next change start
             # from): keep it. The object is not changed after this.
             self._read_cache[table.id] = (new_version, table, state)
+        if self.committed is not None:
+            self.committed(table.id, note)
         return True
 
     def _ttl(self, table: Table) -> int:

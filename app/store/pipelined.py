@@ -1,0 +1,202 @@
+"""A small pipelined Redis client for the move path (one connection, replies in order).
+
+redis-py spends about 100 us of the server's CPU on one EVALSHA under load (a pooled
+connection per call, command objects, retries, its parser); the move path makes one per move.
+This client writes each command straight to one shared connection and matches the replies in
+order (Redis answers a connection's commands in the order they came), about 20 us a call.
+It speaks only what the store needs: commands in, RESP2 integers, strings, arrays and errors
+out. The rest of the server keeps using redis-py (pub/sub, streams, admin commands).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from redis.exceptions import ResponseError
+
+Reply = Any
+
+
+class ReplyError(ResponseError):
+    """An error reply from Redis (``-ERR ...``, ``-NOSCRIPT ...``), as redis-py raises it."""
+
+
+class _Protocol(asyncio.Protocol):
+    def __init__(self) -> None:
+        self.buf = bytearray()
+        self.waiters: collections.deque[asyncio.Future[Reply]] = collections.deque()
+        self.transport: Any = None
+        self.lost: BaseException | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        buf += data
+        pos = 0
+        while self.waiters:
+            parsed = _parse(buf, pos)
+            if parsed is None:
+                break
+            value, pos = parsed
+            waiter = self.waiters.popleft()
+            if waiter.done():
+                continue
+            if isinstance(value, ReplyError):
+                waiter.set_exception(value)
+            else:
+                waiter.set_result(value)
+        if pos:
+            del buf[:pos]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = exc or ConnectionError("Redis closed the connection")
+        while self.waiters:
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(ConnectionError(f"lost the Redis connection: {self.lost}"))
+
+
+def _parse(buf: bytearray, pos: int) -> tuple[Reply, int] | None:
+    """One RESP2 reply from ``buf`` at ``pos``: (value, next position), or None if incomplete."""
+    end = buf.find(b"\r\n", pos)
+    if end < 0:
+        return None
+    kind = buf[pos]
+    line = bytes(buf[pos + 1 : end])
+    pos = end + 2
+    if kind == 0x3A:  # ':' integer
+        return int(line), pos
+    if kind == 0x24:  # '$' bulk string
+        size = int(line)
+        if size < 0:
+            return None, pos
+        if len(buf) < pos + size + 2:
+            return None
+        return bytes(buf[pos : pos + size]), pos + size + 2
+    if kind == 0x2A:  # '*' array
+        count = int(line)
+        if count < 0:
+            return None, pos
+        items = []
+        for _ in range(count):
+            parsed = _parse(buf, pos)
+            if parsed is None:
+                return None
+            item, pos = parsed
+            items.append(item)
+        return items, pos
+    if kind == 0x2B:  # '+' simple string
+        return line, pos
+    if kind == 0x2D:  # '-' error
+        return ReplyError(line.decode(errors="replace")), pos
+    raise ConnectionError(f"unexpected Redis reply type {chr(kind)!r}")
+
+
+def _encode(args: tuple[Any, ...]) -> bytes:
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        if isinstance(arg, bytes):
+            data = arg
+        elif isinstance(arg, str):
+            data = arg.encode()
+        elif isinstance(arg, int | float) and not isinstance(arg, bool):
+            data = repr(arg).encode()
+        else:
+            raise TypeError(f"cannot send {type(arg).__name__} to Redis")
+        parts += (b"$%d\r\n" % len(data), data, b"\r\n")
+    return b"".join(parts)
+
+
+class PipelinedRedis:
+    """One connection, every command pipelined on it; reconnects on the next call after a
+    failure (the commands in flight then fail with ConnectionError)."""
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 6379,
+        *,
+        db: int = 0,
+        username: str | None = None,
+        password: str | None = None,
+        connect_timeout: float = 5.0,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.db = db
+        self.username = username
+        self.password = password
+        self.connect_timeout = connect_timeout
+        self._proto: _Protocol | None = None
+        self._connecting: asyncio.Lock | None = None
+
+    @classmethod
+    def from_url(cls, url: str) -> PipelinedRedis | None:
+        """A client for a plain ``redis://`` URL; None for anything else (TLS, sockets)."""
+        parts = urlsplit(url)
+        if parts.scheme != "redis" or not parts.hostname:
+            return None
+        db = 0
+        path = parts.path.strip("/")
+        if path:
+            try:
+                db = int(path)
+            except ValueError:
+                return None
+        return cls(
+            parts.hostname,
+            parts.port or 6379,
+            db=db,
+            username=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password else None,
+        )
+
+    async def _connection(self) -> _Protocol:
+        proto = self._proto
+        if proto is not None and proto.lost is None:
+            return proto
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            proto = self._proto
+            if proto is not None and proto.lost is None:
+                return proto
+            loop = asyncio.get_running_loop()
+            _, made = await asyncio.wait_for(
+                loop.create_connection(_Protocol, self.host, self.port), self.connect_timeout
+            )
+            proto = made
+            setup: list[tuple[Any, ...]] = []
+            if self.password is not None:
+                auth = ("AUTH", self.username, self.password) if self.username else None
+                setup.append(auth or ("AUTH", self.password))
+            if self.db:
+                setup.append(("SELECT", self.db))
+            for command in setup:
+                await self._send(proto, command)
+            self._proto = proto
+            return proto
+
+    @staticmethod
+    def _send(proto: _Protocol, args: tuple[Any, ...]) -> asyncio.Future[Reply]:
+        waiter: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        proto.waiters.append(waiter)
+        proto.transport.write(_encode(args))
+        return waiter
+
+    async def call(self, *args: Any) -> Reply:
+        """Send one command and wait for its reply (ReplyError for an error reply)."""
+        proto = self._proto
+        if proto is None or proto.lost is not None:
+            proto = await self._connection()
+        return await self._send(proto, args)
+
+    async def aclose(self) -> None:
+        proto, self._proto = self._proto, None
+        if proto is not None and proto.transport is not None:
+            proto.transport.close()

@@ -1,0 +1,118 @@
+"""The pipelined client of the move path against a real Redis: same results as redis-py."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from app.store import PipelinedRedis, TableStore, keys, make_redis
+from app.store.pipelined import ReplyError, _parse
+from tests.conftest import real_redis_url
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest_asyncio.fixture
+async def fast_store(namespace: str) -> AsyncIterator[TableStore]:
+    url = real_redis_url()
+    fast = PipelinedRedis.from_url(url)
+    assert fast is not None
+    redis = make_redis(url)
+    store = TableStore(redis, namespace=namespace, log_size=3, fast=fast)
+    try:
+        yield store
+    finally:
+        await fast.aclose()
+        await redis.aclose()
+
+
+async def test_reply_parser_handles_every_kind_and_partial_input() -> None:
+    data = bytearray(b"*3\r\n:1\r\n$3\r\nabc\r\n$-1\r\n+OK\r\n-ERR no\r\n")
+    value, pos = _parse(data, 0) or (None, 0)
+    assert value == [1, b"abc", None]
+    ok, pos = _parse(data, pos) or (None, 0)
+    assert ok == b"OK"
+    err, pos = _parse(data, pos) or (None, 0)
+    assert isinstance(err, ReplyError) and pos == len(data)
+    for cut in range(1, 20):  # any prefix of a reply is "not yet"
+        assert _parse(bytearray(b"*3\r\n:1\r\n$3\r\nabc\r\n$-1\r\n"[:cut]), 0) is None
+
+
+async def test_from_url() -> None:
+    fast = PipelinedRedis.from_url("redis://u:p%40ss@h:6380/3")
+    assert fast is not None
+    assert (fast.host, fast.port, fast.db, fast.username, fast.password) == (
+        "h",
+        6380,
+        3,
+        "u",
+        "p@ss",
+    )
+    assert PipelinedRedis.from_url("rediss://h:6380/0") is None
+    assert PipelinedRedis.from_url("unix:///tmp/r.sock") is None
+
+
+async def test_commit_and_load_through_the_pipeline(fast_store: TableStore) -> None:
+    tid = uuid.uuid4().hex[:10]
+    assert await fast_store.load(tid) is None
+    first = await fast_store.commit(
+        tid, expected_version=0, blob=b"s1", message=b"m1", ttl_seconds=60
+    )
+    assert first.ok and first.version == 1
+    stale = await fast_store.commit(
+        tid, expected_version=0, blob=b"x", message=b"x", ttl_seconds=60
+    )
+    assert not stale.ok and stale.version == 1
+    loaded = await fast_store.load(tid)
+    assert loaded is not None and (loaded.version, loaded.blob) == (1, b"s1")
+    for v in range(1, 5):
+        assert (
+            await fast_store.commit(
+                tid, expected_version=v, blob=None, message=f"m{v}".encode(), ttl_seconds=60
+            )
+        ).ok
+    assert await fast_store.read_log(tid) == [b"m2", b"m3", b"m4"]
+    assert 0 < await fast_store.redis.ttl(keys.state_key(tid)) <= 60
+
+
+async def test_many_commits_in_flight_each_get_their_own_reply(fast_store: TableStore) -> None:
+    ids = [uuid.uuid4().hex[:10] for _ in range(50)]
+    results = await asyncio.gather(
+        *(
+            fast_store.commit(
+                tid, expected_version=0, blob=tid.encode(), message=b"m", ttl_seconds=60
+            )
+            for tid in ids
+            for _ in range(2)  # two racers per table: exactly one wins
+        )
+    )
+    assert sum(r.ok for r in results) == 50
+    for tid in ids:
+        loaded = await fast_store.load(tid)
+        assert loaded is not None and loaded.blob == tid.encode()
+
+
+async def test_a_script_redis_does_not_know_is_sent_whole(fast_store: TableStore) -> None:
+    """After a Redis restart (script cache empty) EVALSHA answers NOSCRIPT: EVAL instead."""
+
+    class Unknown:
+        sha = "0" * 40
+        script = "return {1, tonumber(ARGV[1]) + 1}"
+
+    assert await fast_store._run(Unknown(), keys=[], args=[41]) == [1, 42]
+    with pytest.raises(ReplyError):
+        await fast_store.fast.call("NOSUCHCOMMAND")  # type: ignore[union-attr]
+    # The connection is still usable after an error reply.
+    assert await fast_store.fast.call("PING") == b"PONG"  # type: ignore[union-attr]
+
+
+async def test_reconnects_after_the_connection_drops(fast_store: TableStore) -> None:
+    fast = fast_store.fast
+    assert fast is not None
+    assert await fast.call("PING") == b"PONG"
+    await fast.aclose()
+    assert await fast.call("PING") == b"PONG"
