@@ -112,7 +112,9 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
     )
     computer.start()
     tables = TableService(store, settings, instance_id=instance_id, computer=computer)
-    fanout = Fanout(redis, keys.instance_channel(settings.redis_namespace, instance_id))
+    fanout = Fanout(
+        redis, keys.instance_channel(settings.redis_namespace, instance_id), direct=store.fast
+    )
     await fanout.start()
     identity = Identity(database, settings.effective_secret())
     await fanout.subscribe(

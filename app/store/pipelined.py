@@ -30,6 +30,19 @@ class _Protocol(asyncio.Protocol):
         self.waiters: collections.deque[asyncio.Future[Reply]] = collections.deque()
         self.transport: Any = None
         self.lost: BaseException | None = None
+        # Commands written in one turn of the event loop leave in one write (one system call
+        # for all the moves that commit together under load).
+        self.out: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self.out:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self.out.append(data)
+
+    def flush(self) -> None:
+        out, self.out = self.out, []
+        if out and self.lost is None:
+            self.transport.write(b"".join(out))
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
@@ -186,7 +199,7 @@ class PipelinedRedis:
     def _send(proto: _Protocol, args: tuple[Any, ...]) -> asyncio.Future[Reply]:
         waiter: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         proto.waiters.append(waiter)
-        proto.transport.write(_encode(args))
+        proto.write(_encode(args))
         return waiter
 
     async def call(self, *args: Any) -> Reply:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 SeatKind = Literal["open", "human", "bot"]
@@ -116,9 +117,15 @@ class Table:
     hand_started_ms: float | None = None
 
     def clone(self) -> Table:
-        """A copy to change (seats, presence, move ids are copied; the game JSON is shared: it
-        is replaced, never changed in place)."""
-        return Table.from_json(self.to_json(), self.version)
+        """A copy to change: the seats and every list or dict a change edits in place are
+        copied; the rest (text, numbers, the options, the game JSON, which is replaced and never
+        changed in place) is shared."""
+        new: Table = _copy_table(self)
+        new.seats = [_copy_seat(s) for s in self.seats]
+        new.deadline_seats = list(self.deadline_seats)
+        new.presence = {k: dict(v) for k, v in self.presence.items()}
+        new.recent_moves = {k: list(v) for k, v in self.recent_moves.items()}
+        return new
 
     def is_present(self, player_key: str) -> bool:
         return any(n > 0 for n in self.presence.get(player_key, {}).values())
@@ -253,3 +260,18 @@ class Table:
             "created_ms": self.created_ms,
             "expires_ms": expires_ms,
         }
+
+
+def _shallow_copier(cls: type[Any]) -> Callable[[Any], Any]:
+    """A function that copies every field of a slots dataclass (compiled once: plain attribute
+    reads and writes, about ten times faster than a getattr/setattr loop)."""
+    lines = [f"    new.{f.name} = old.{f.name}" for f in fields(cls)]
+    source = "def copy(old):\n    new = new_object(cls)\n" + "\n".join(lines) + "\n    return new\n"
+    namespace: dict[str, Any] = {"new_object": object.__new__, "cls": cls}
+    exec(source, namespace)
+    copier: Callable[[Any], Any] = namespace["copy"]
+    return copier
+
+
+_copy_seat = _shallow_copier(Seat)
+_copy_table = _shallow_copier(Table)

@@ -116,3 +116,49 @@ async def test_reconnects_after_the_connection_drops(fast_store: TableStore) -> 
     assert await fast.call("PING") == b"PONG"
     await fast.aclose()
     assert await fast.call("PING") == b"PONG"
+
+
+async def test_direct_fanout_delivers_in_order_and_resubscribes(fast_store: TableStore) -> None:
+    from app.store import Fanout
+
+    home = f"{fast_store.namespace}:instance:i1"
+    fanout = Fanout(fast_store.redis, home, direct=fast_store.fast)
+    await fanout.start()
+    got: list[tuple[str, bytes]] = []
+    tid = uuid.uuid4().hex[:10]
+
+    async def wait_for(count: int) -> None:
+        for _ in range(200):
+            if len(got) >= count:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"got {got}")
+
+    try:
+        await fanout.subscribe(keys.channel(tid), lambda ch, data: got.append((ch, data)))
+        await asyncio.sleep(0.05)  # the SUBSCRIBE is on its way
+        for v in range(1, 4):
+            await fast_store.commit(
+                tid, expected_version=v - 1, blob=b"s", message=b"m%d" % v, ttl_seconds=60
+            )
+        await wait_for(3)
+        assert got == [(keys.channel(tid), b"m%d" % v) for v in range(1, 4)]
+        # The connection drops: the fan-out reconnects and subscribes again.
+        assert fanout._proto is not None
+        fanout._proto.transport.close()
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if fanout._proto is not None and not fanout._proto.closed.done():
+                break
+        await asyncio.sleep(0.05)
+        await fast_store.commit(tid, expected_version=3, blob=b"s", message=b"m4", ttl_seconds=60)
+        await wait_for(4)
+        assert got[-1] == (keys.channel(tid), b"m4")
+        await fanout.unsubscribe(keys.channel(tid), got.append)  # not its handler: no change
+        await fanout.unsubscribe(keys.channel(tid), fanout._handlers[keys.channel(tid)][0])
+        await asyncio.sleep(0.05)
+        await fast_store.commit(tid, expected_version=4, blob=b"s", message=b"m5", ttl_seconds=60)
+        await asyncio.sleep(0.1)
+        assert len(got) == 4
+    finally:
+        await fanout.stop()

@@ -269,3 +269,32 @@ async def test_chat_is_escaped_and_bounded(redis_client: aioredis.Redis, namespa
         with pytest.raises(TableError) as err:
             await service.chat(table.id, ALICE, bad)
         assert err.value.code == "bad_chat"
+
+
+async def test_clone_copies_what_a_change_edits() -> None:
+    from app.tables.model import Seat, Table
+
+    table = Table(
+        id="t",
+        preset="classic",
+        options={"end": "hands"},
+        players=4,
+        private=False,
+        invite=None,
+        host="a",
+        seats=[Seat(kind="human", player_id="a", name="A", owner_id="a")] + [Seat()] * 3,
+        turn_timer=30,
+        created_ms=1.0,
+        deadline_seats=[0],
+        presence={"a": {"i1": 1}},
+        recent_moves={"a": [["m1", 3]]},
+        version=7,
+    )
+    copy = table.clone()
+    assert copy.to_json() == table.to_json() and copy.version == 7
+    copy.seats[0].away = True
+    copy.deadline_seats.append(1)
+    copy.presence["a"]["i1"] = 2
+    copy.recent_moves["a"].append(["m2", 8])
+    assert not table.seats[0].away and table.deadline_seats == [0]
+    assert table.presence == {"a": {"i1": 1}} and table.recent_moves == {"a": [["m1", 3]]}
