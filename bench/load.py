@@ -312,7 +312,7 @@ class Seat:
         self.acted = version
         self.n += 1
         mid = f"{self.seat}-{self.n}"
-        payload = orjson.dumps({"type": "move", "id": mid, "move": move, "version": version})
+        payload = orjson.dumps({"type": "move", "id": mid, "move": move})  # as the front end
         if self.think:
             asyncio.get_running_loop().call_later(self.think, self.send_move, mid, payload)
         else:
