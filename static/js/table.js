@@ -1376,7 +1376,7 @@ class TablePage {
         h("th", { scope: "row" },
           `${r.hand_no + 1}`,
           r.direction && r.direction !== "none" && v.game !== "twentyeight" ? h("span", { class: "dir" }, ` ${shortDirection(r.direction)}`) : null,
-          r.dead && r.dead.length ? h("span", { class: "dead" }, ` dead: ${r.dead.map(cardShort).join(" ")}`) : null),
+          r.dead && r.dead.length ? h("span", { class: "dead" }, "face down: ", r.dead.map((c) => cardChip(c))) : null),
         scorers.map((i) => h("td", {},
           h("span", { class: "pts" }, signed(r.points[i])),
           r.moon === i ? h("span", { class: "moon", title: "Shot the moon", "aria-label": "shot the moon" }, " \u263E") : null,

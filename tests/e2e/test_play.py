@@ -66,6 +66,13 @@ def test_four_people_create_join_and_play_a_hand_by_clicking(browser: Any, serve
     others = [new_player(browser, server, n) for n in ("Ben", "Cleo", "<b>Dan</b>")]
     try:
         table = create_table(host, "classic", seats={1: "open", 2: "open", 3: "open"})
+        # The lobby's filters: another game hides the table, "all games" shows it again.
+        ben = others[0].page
+        ben.locator(f'.table-row[data-table="{table}"]').wait_for()
+        ben.select_option("#filter-game", "dummy")
+        ben.locator(f'.table-row[data-table="{table}"]').wait_for(state="detached")
+        ben.select_option("#filter-game", "")
+        ben.check("#filter-open")
         # The others find the table in the live lobby list and sit down.
         for p in others:
             row = p.page.locator(f'.table-row[data-table="{table}"]')
@@ -203,6 +210,12 @@ def test_dummy_game_hand_with_the_keyboard_only(browser: Any, server: Any) -> No
             if not act_once(page, keyboard=True):
                 time.sleep(0.05)
         assert from_dummy > 0, "never played from the half dummy"
+        # The last trick on demand, with the keyboard.
+        page.keyboard.press("l")
+        page.wait_for_selector(".center-panel.last-trick")
+        assert page.locator(".center-panel.last-trick .card").count() == 3
+        page.keyboard.press("l")
+        page.wait_for_selector(".center-panel.last-trick", state="hidden")
         assert page.locator(".score-table th", has_text="Dummy").count() == 1
         assert len(_sheet_points(page)) == 3  # two players and the dummy
         _no_js_errors(p)
@@ -391,8 +404,14 @@ def test_a_dropped_connection_shows_the_note_and_comes_back(browser: Any, server
         page.wait_for_selector("#conn-note.ok")
         assert "Reconnected" in page.inner_text("#conn-note")
         assert len(sockets) >= 2
-        cards = len(view_state(page)["hand"])
-        play_until([page], lambda: len(view_state(page)["hand"]) < cards)
+        # Play the hand out: its two face-down cards are shown when it ends.
+        play_until([page], lambda: hands_finished(page) >= 1)
+        dead = page.eval_on_selector_all(
+            ".sheet-table .dead .chip, .trick-info .dead-line .chip, .dead-cards .card",
+            "els => els.map(e => e.dataset.card)",
+        )
+        assert len(set(dead)) == 2, dead
+        assert page.locator(".badge.trump").count() == 1
         _no_js_errors(p)
     finally:
         p.close()
