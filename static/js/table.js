@@ -1324,6 +1324,8 @@ class TablePage {
   }
 
   sendMove(move, ctx = {}) {
+    // Playing a card closes the last hand's result (it would hide the trick).
+    if (move.type === "play" && this.resultFor !== null) this.resultClosed.add(this.resultFor);
     this.lastError = null;
     this.renderError();
     this.send("move", { move }, ctx);
