@@ -378,6 +378,14 @@ class TablePage {
     return seat === this.seat ? "you" : this.seatName(seat);
   }
 
+  /** A name short enough for a score sheet column ("Comp 2" for a computer). */
+  shortName(index) {
+    const t = this.table;
+    const s = t && typeof index === "number" ? t.seats[index] : null;
+    if (s && s.kind === "bot" && !s.name) return `Comp ${index + 1}`;
+    return this.scorerName(index);
+  }
+
   scorerName(index) {
     const v = this.view;
     if (v && v.game === "dummy" && index === v.players) return "Dummy";
@@ -1373,7 +1381,8 @@ class TablePage {
     const scorers = this.scorers();
     fill(el, h("table", { class: "sheet-table" },
       h("caption", { class: "sr-only" }, "Points per hand, with running totals"),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), scorers.map((i) => h("th", { scope: "col", title: this.scorerName(i) }, this.scorerName(i))))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), scorers.map((i) => h("th", { scope: "col", title: this.scorerName(i) },
+        h("span", { "aria-hidden": "true" }, this.shortName(i)), h("span", { class: "sr-only" }, this.scorerName(i)))))),
       h("tbody", {}, v.history.map((r) => h("tr", {},
         h("th", { scope: "row" },
           `${r.hand_no + 1}`,

@@ -111,7 +111,15 @@ def scene_classic(s: Shooter) -> None:
     s.both(p.page, "classic-passing")
     for card in legal[-2:]:
         click_card(p.page, card)
-    until_my_turn(p.page, lambda st: len(st["trick"]) >= 2 and "phase-play" in st["classes"])
+    last_enabled = "() => !document.querySelector('button[aria-keyshortcuts=\"L\"]').disabled"
+    until_my_turn(
+        p.page,
+        lambda st: (
+            len(st["trick"]) >= 2
+            and "phase-play" in st["classes"]
+            and p.page.evaluate(last_enabled)
+        ),
+    )
     s.both(p.page, "classic-trick")
     p.page.keyboard.press("l")
     p.page.wait_for_selector(".center-panel.last-trick")
