@@ -63,6 +63,8 @@ async def presets() -> dict[str, Any]:
                 "game": rules.game,
                 "players": rules.players,
                 "options": rules.to_options(),
+                # every option's value in this preset (what the create form starts from)
+                "values": {k: v for k, v in rules.to_json().items() if k not in ("preset", "game")},
             }
             for name, rules in engine.PRESETS.items()
         ],

@@ -207,6 +207,9 @@ _CHOICES: Final[dict[str, tuple[object, ...]]] = {
 }
 
 
+_INT_RANGES: Final = {"pass_count": (1, 5), "target_score": (10, 1000), "hands": (0, 100)}
+
+
 def describe_options() -> list[dict[str, object]]:
     """Every option with its label, kind, allowed values, default and the games it applies to."""
     base = Rules()
@@ -233,6 +236,11 @@ def describe_options() -> list[dict[str, object]]:
             entry["kind"] = "bool"
         else:
             entry["kind"] = "int"
+            entry["min"], entry["max"] = _INT_RANGES[f.name]
+        if f.name == "deck":
+            entry["choices_by_players"] = {str(n): list(d) for n, d in DECKS.items()}
+        if f.name == "spade_penalties":
+            entry["min"], entry["max"] = 1, 50
         out.append(entry)
     return out
 
@@ -284,12 +292,8 @@ def _parse_value(name: str, v: object) -> object:
                 raise _bad(name, f"{c!r} is not one of AS, KS, TS")
             pairs.append((c.upper(), _parse_int(f"{name}.{c}", p, 1, 50)))
         return tuple(sorted(pairs, key=lambda cp: SPADE_PENALTY_CARDS.index(cp[0])))
-    if name == "pass_count":
-        return _parse_int(name, v, 1, 5)
-    if name == "target_score":
-        return _parse_int(name, v, 10, 1000)
-    if name == "hands":
-        return _parse_int(name, v, 0, 100)
+    if name in _INT_RANGES:
+        return _parse_int(name, v, *_INT_RANGES[name])
     return _parse_bool(name, v)
 
 

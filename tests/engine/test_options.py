@@ -481,3 +481,18 @@ def test_options_are_validated() -> None:
     assert e.value.code == "option_not_available"
     with pytest.raises(RulesError):
         make_rules("nope")
+
+
+def test_describe_options_gives_ranges_and_decks() -> None:
+    from app.engine import describe_options
+
+    opts = {o["name"]: o for o in describe_options()}
+    assert opts["target_score"]["min"] == 10 and opts["target_score"]["max"] == 1000
+    assert opts["deck"]["choices_by_players"] == {  # type: ignore[comparison-overlap]
+        "3": ["remove_2d", "remove_2c", "jokers"],
+        "4": ["standard"],
+        "5": ["remove_2c_2d", "jokers"],
+    }
+    assert "classic" in opts["moon"]["games"]  # type: ignore[operator]
+    with pytest.raises(RulesError):
+        make_rules("classic", {"pass_count": opts["pass_count"]["max"] + 1})  # type: ignore[operator]
