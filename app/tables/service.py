@@ -63,7 +63,7 @@ class Change:
     new_state: Any = None  # an engine GameState when the game moved
     moves: list[list[Any]] = field(default_factory=list)  # [seat, move JSON] applied now
     new_game: bool = False  # a game starts: the move list begins afresh
-    abandon: str | None = None  # end the game unfinished: "left" (no person left), "idle"
+    abandon: str | None = None  # end the game unfinished ("idle": nothing happened too long)
     state_changed: bool = True  # False for chat: only the log and the version move
     commit: bool = True
     result: Any = None
@@ -210,7 +210,6 @@ class TableService:
         def fn(table: Table, state: Any, now: float) -> Change:
             seat_no = self._my_seat(table, actor)
             old = table.seats[seat_no]
-            abandon = None
             if table.status == "playing":
                 # The computer finishes the game; a newcomer may take the seat over. The seat
                 # still counts for its player in the records (replaced by a computer).
@@ -224,17 +223,13 @@ class TableService:
                     replaced_hand=True,
                     replaced_game=True,
                 )
-                if not any(s.kind == "human" for s in table.seats):
-                    abandon = "left"  # no person is left at the table
             else:
                 table.seats[seat_no] = Seat()
             if table.host == actor.player_id:
                 table.host = next(
                     (s.player_id for s in table.seats if s.kind == "human" and s.player_id), None
                 )
-            return Change(
-                events=[{"kind": "left", "seat": seat_no, "name": actor.name}], abandon=abandon
-            )
+            return Change(events=[{"kind": "left", "seat": seat_no, "name": actor.name}])
 
         return int((await self._mutate(table_id, fn)).version)
 

@@ -60,11 +60,36 @@ async def test_a_player_who_leaves_mid_game_keeps_the_seat_in_the_records(
     assert records[-1]["seats"][0]["replaced_by_bot"]  # Alice was away: the computer played
 
 
-async def test_last_person_leaving_abandons_the_game_with_its_moves(
+async def test_last_person_leaving_lets_the_computers_finish_and_still_counts(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """Leaving does not protect a rating: the game is played out and recorded as finished,
+    with the person who left in their seat (replaced by a computer)."""
+    clock = Clock()
+    service, results = make_service(redis_client, namespace, clock, turn_timer_seconds=0)
+    table = await service.create(ALICE, "classic", {"end": "hands", "hands": 1})
+    for seat in (1, 2, 3):
+        await service.add_bot(table.id, ALICE, seat, "standard")
+    await service.start(table.id, ALICE)
+    await play(service, table.id, ALICE, 0)
+    await service.leave(table.id, ALICE)
+    await drive_bots(service, table.id, clock)
+    t, state = await service.read(table.id)
+    assert t.status == "over" and t.ended == "finished" and state.phase == "over"
+    hand, game = await results.records()
+    for record in (hand, game):
+        assert record["seats"][0]["player_id"] == ALICE.player_id
+        assert record["seats"][0]["replaced_by_bot"]
+    assert game["ended"] == "finished"
+
+
+async def test_an_idle_game_is_recorded_as_abandoned_with_its_moves(
     redis_client: aioredis.Redis, namespace: str
 ) -> None:
     clock = Clock()
-    service, results = make_service(redis_client, namespace, clock, turn_timer_seconds=0)
+    service, results = make_service(
+        redis_client, namespace, clock, turn_timer_seconds=0, idle_table_ttl_seconds=600
+    )
     table = await service.create(ALICE, "classic")
     await service.sit(table.id, BOB, 1)
     for seat in (2, 3):
@@ -76,9 +101,17 @@ async def test_last_person_leaving_abandons_the_game_with_its_moves(
         clock.ms += 1
         for tid in await service.store.claim_due(clock.ms, 10_000):
             await service.run_due(tid)
-    await service.leave(table.id, BOB)
-    assert await results.records() == []  # Alice is still there
-    await service.leave(table.id, ALICE)
+    await service.leave(table.id, BOB)  # a computer takes Bob's seat: it still counts for him
+    # The keys outlive the idle time, so the due loop finds the table to record it.
+    assert await redis_client.ttl("{table:" + table.id + "}:state") > 600
+    assert await service.store.due_of(table.id) is not None
+    before, state = await service.read(table.id)
+    # Nobody moves for the idle time (Alice must lead, with no turn timer).
+    assert engine.seats_to_act(state) == (0,) or state.phase == "play"
+    clock.ms += 600_000 + 1
+    for _ in range(5):
+        for tid in await service.store.claim_due(clock.ms, 10_000):
+            await service.run_due(tid)
     t, state = await service.read(table.id)
     assert t.status == "over" and t.ended == "abandoned"
     assert t.public_json()["ended"] == "abandoned"
@@ -86,42 +119,16 @@ async def test_last_person_leaving_abandons_the_game_with_its_moves(
     [record] = await results.records()
     assert record["kind"] == "game" and record["ended"] == "abandoned"
     assert [s["player_id"] for s in record["seats"]] == [ALICE.player_id, BOB.player_id, None, None]
-    assert all(record["seats"][i]["replaced_by_bot"] for i in (0, 1))
+    assert record["seats"][1]["replaced_by_bot"] and not record["seats"][0]["replaced_by_bot"]
     parsed = parse_event(orjson.loads(orjson.dumps(record)))
     assert isinstance(parsed, GameRecord) and parsed.ended == "abandoned"
     # The moves so far rebuild the position the table was left in.
     assert len(record["moves"]) == t.move_no >= 4
     replay = replay_game("classic", record["options"], record["seed"], record["moves"])
     assert replay["phase"] == state.phase == "play"
+    assert replay["totals"] == record["totals"]
     log = [orjson.loads(e) for e in await service.store.read_log(table.id)]
     assert any(e["kind"] == "abandoned" for e in log[-1]["events"])
-
-
-async def test_an_idle_game_is_recorded_as_abandoned_before_it_expires(
-    redis_client: aioredis.Redis, namespace: str
-) -> None:
-    clock = Clock()
-    service, results = make_service(
-        redis_client, namespace, clock, turn_timer_seconds=0, idle_table_ttl_seconds=600
-    )
-    table = await service.create(ALICE, "classic", {"end": "hands", "hands": 3})
-    await service.sit(table.id, BOB, 1)
-    for seat in (2, 3):
-        await service.add_bot(table.id, ALICE, seat, "easy")
-    await service.start(table.id, ALICE)
-    # The keys outlive the idle time, so the due loop finds the table to record it.
-    ttl = await redis_client.ttl("{table:" + table.id + "}:state")
-    assert ttl > 600
-    t, _ = await service.read(table.id)
-    assert await service.store.due_of(table.id) is not None
-    clock.ms += 600_000 + 1
-    for _ in range(5):
-        for tid in await service.store.claim_due(clock.ms, 10_000):
-            await service.run_due(tid)
-    t, _ = await service.read(table.id)
-    assert t.status == "over" and t.ended == "abandoned"
-    [record] = await results.records()
-    assert record["ended"] == "abandoned" and record["moves"] == []
     assert await redis_client.ttl("{table:" + table.id + "}:state") <= 900
 
 
