@@ -190,18 +190,29 @@ async def _serve(
 ) -> None:
     settings = services.settings
     limit = RateLimit(settings.ws_rate_per_second)
-    receiving: asyncio.Task[str | bytes | None] | None = None
-    closed_wait = asyncio.create_task(conn.closed.wait())
+    task = asyncio.current_task()
+    assert task is not None
+    reading = False
+
+    def interrupt() -> None:
+        # The socket was closed from this side (writer failed, too slow, session ended):
+        # stop waiting for the client; a command being handled finishes first.
+        if reading:
+            task.cancel()
+
+    conn.on_close = interrupt
     try:
-        while True:
-            receiving = asyncio.create_task(_receive_text(ws))
-            done, _ = await asyncio.wait(
-                {receiving, closed_wait}, return_when=asyncio.FIRST_COMPLETED
-            )
-            if receiving not in done:
-                return  # the writer failed or the client was too slow
-            raw = receiving.result()
-            receiving = None
+        while not conn.closed.is_set():
+            reading = True
+            try:
+                raw = await _receive_text(ws)
+            except asyncio.CancelledError:
+                if conn.closed.is_set():
+                    task.uncancel()
+                    return
+                raise
+            finally:
+                reading = False
             if raw is None:
                 return
             try:
@@ -221,9 +232,7 @@ async def _serve(
                 continue
             await _dispatch(services, table_id, conn, actor, msg)
     finally:
-        closed_wait.cancel()
-        if receiving is not None:
-            receiving.cancel()
+        conn.on_close = None
 
 
 async def _dispatch(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 OUTBOX_LIMIT = 256  # queued messages per socket before it is dropped as too slow
 
-SendText = Callable[[str], Awaitable[None]]
+SendText = Callable[[str], Coroutine[Any, Any, None]]
 
 
 class Connection:
@@ -43,48 +43,106 @@ class Connection:
         self.compact = compact
         self.sheet_hands = -1  # view.hands_played of the last sheet sent
         self.table_json: bytes | None = None  # the last "table" sent
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(OUTBOX_LIMIT)
+        self.queue: asyncio.Queue[bytes | _Suspended | None] = asyncio.Queue(OUTBOX_LIMIT)
         self.closed = asyncio.Event()
         self.too_slow = False
         self.session_ended = False  # the player signed out (or changed password) meanwhile
         self._writer: asyncio.Task[None] | None = None
+        self._queued = False  # sends wait in the queue (one could not finish at once)
+        # Called once when the socket is closed from this side (the endpoint stops reading).
+        self.on_close: Callable[[], None] | None = None
 
     def start(self) -> None:
         self._writer = asyncio.create_task(self._write())
 
     def send(self, data: bytes) -> None:
+        """Send now if the socket takes it (the usual case: the ASGI send does not wait unless
+        the client is slow to read), else queue it behind the sends that wait."""
         if self.closed.is_set():
+            return
+        if not self._queued:
+            # Run the send to its end here, saving a task switch per message per socket.
+            coro = self._send_text(data.decode())
+            try:
+                waiting = coro.send(None)
+            except StopIteration:
+                return
+            except Exception:
+                self._close()
+                return
+            # The transport pushed back: the writer task finishes this send, and later ones
+            # queue behind it, in order.
+            self._queued = True
+            self.queue.put_nowait(_Suspended(coro, waiting))
             return
         try:
             self.queue.put_nowait(data)
         except asyncio.QueueFull:
             # The client reads too slowly: drop it; it reconnects with its last version.
             self.too_slow = True
-            self.closed.set()
+            self._close()
 
     def end_session(self) -> None:
         """The token this socket signed in with is no longer valid: close it (4401)."""
         self.session_ended = True
-        self.closed.set()
+        self._close()
+
+    def _close(self) -> None:
+        if not self.closed.is_set():
+            self.closed.set()
+            callback, self.on_close = self.on_close, None
+            if callback is not None:
+                callback()
 
     async def _write(self) -> None:
         try:
             while True:
-                data = await self.queue.get()
-                if data is None:
+                item = await self.queue.get()
+                if item is None:
                     return
-                await self._send_text(data.decode())
+                if isinstance(item, _Suspended):
+                    await item.finish()
+                else:
+                    await self._send_text(item.decode())
+                if self.queue.empty():
+                    self._queued = False
         except Exception:
-            self.closed.set()
+            self._close()
 
     async def stop(self) -> None:
-        self.closed.set()
+        self._close()
         if self._writer is not None:
             with contextlib.suppress(asyncio.QueueFull):
                 self.queue.put_nowait(None)
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._writer
+
+
+class _Suspended:
+    """A send that had to wait (the transport paused writing): driven on to its end."""
+
+    def __init__(self, coro: Coroutine[Any, Any, None], waiting: Any) -> None:
+        self.coro = coro
+        self.waiting = waiting
+
+    async def finish(self) -> None:
+        coro, waiting = self.coro, self.waiting
+        try:
+            while True:
+                if waiting is None:
+                    await asyncio.sleep(0)
+                else:
+                    # Do what a task does with a future its coroutine yields: take it off
+                    # "blocking" and wait for it; the coroutine reads the outcome on resuming.
+                    waiting._asyncio_future_blocking = False
+                    with contextlib.suppress(Exception):
+                        await waiting
+                waiting = coro.send(None)
+        except StopIteration:
+            return
+        finally:
+            coro.close()
 
 
 class StateMessages:

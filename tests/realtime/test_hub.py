@@ -1,0 +1,56 @@
+"""The per-socket sender: sends at once when the socket takes them, in order when it does not."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from app.realtime.hub import OUTBOX_LIMIT, Connection
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_sends_stay_in_order_when_the_transport_pushes_back() -> None:
+    sent: list[str] = []
+    gate = asyncio.Event()
+    gate.set()
+
+    async def send_text(text: str) -> None:
+        await gate.wait()  # as uvicorn's send waits while the transport is paused
+        sent.append(text)
+
+    closes: list[str] = []
+    conn = Connection(send_text, "k", None)
+    conn.on_close = lambda: closes.append("closed")
+    conn.start()
+    conn.send(b"1")
+    assert sent == ["1"]  # sent at once, no task switch
+    gate.clear()
+    conn.send(b"2")  # has to wait
+    conn.send(b"3")  # queued behind it
+    await asyncio.sleep(0.01)
+    assert sent == ["1"]
+    gate.set()
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert sent == ["1", "2", "3"]
+    conn.send(b"4")
+    assert sent[-1] == "4"  # at once again once the queue drained
+    # A client that stops reading for good is dropped as too slow.
+    gate.clear()
+    for _ in range(OUTBOX_LIMIT + 2):
+        conn.send(b"x")
+    assert conn.too_slow and conn.closed.is_set() and closes == ["closed"]
+    await conn.stop()
+
+
+async def test_a_failing_send_closes_the_connection() -> None:
+    async def send_text(text: str) -> None:
+        raise RuntimeError("gone")
+
+    conn = Connection(send_text, "k", None)
+    conn.start()
+    conn.send(b"1")
+    assert conn.closed.is_set()
+    await conn.stop()
