@@ -226,6 +226,7 @@ class WsClient(asyncio.Protocol):
 class TableRun:
     table_id: str
     sent: dict[int, float] = field(default_factory=dict)  # version of a move -> send time
+    passes: set[int] = field(default_factory=set)  # versions of pass moves
     arrivals: list[dict[int, float]] = field(default_factory=list)  # per socket: version -> t
     moves: int = 0
     over: bool = False
@@ -249,7 +250,7 @@ class Seat:
         self.ws: WsClient | None = None
         self.acted = -1
         self.n = 0
-        self.pending: dict[bytes, float] = {}
+        self.pending: dict[bytes, tuple[float, bool]] = {}
         self.playing = False  # set when the measured run starts
         self.states = 0
         self.acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -280,7 +281,9 @@ class Seat:
             mid = msg["id"].encode()
             sent = self.pending.pop(mid, None)
             if sent is not None:
-                self.run.sent[msg["version"]] = sent
+                self.run.sent[msg["version"]] = sent[0]
+                if sent[1]:
+                    self.run.passes.add(msg["version"])
                 self.run.moves += 1
             else:
                 self.acks.put_nowait(msg)
@@ -313,13 +316,14 @@ class Seat:
         self.n += 1
         mid = f"{self.seat}-{self.n}"
         payload = orjson.dumps({"type": "move", "id": mid, "move": move})  # as the front end
+        is_pass = kind == "pass"
         if self.think:
-            asyncio.get_running_loop().call_later(self.think, self.send_move, mid, payload)
+            asyncio.get_running_loop().call_later(self.think, self.send_move, mid, payload, is_pass)
         else:
-            self.send_move(mid, payload)
+            self.send_move(mid, payload, is_pass)
 
-    def send_move(self, mid: str, payload: bytes) -> None:
-        self.pending[mid.encode()] = time.perf_counter()
+    def send_move(self, mid: str, payload: bytes, is_pass: bool) -> None:
+        self.pending[mid.encode()] = (time.perf_counter(), is_pass)
         assert self.ws is not None
         self.ws.send(payload)
 
@@ -337,6 +341,11 @@ class Seat:
         if compact:
             hello["compact"] = True
         proto.send(orjson.dumps(hello))
+
+    def start_game(self) -> None:
+        self.run.started_at = time.perf_counter()
+        assert self.ws is not None
+        self.ws.send(orjson.dumps({"type": "start", "id": "go"}))
 
     async def command(self, kind: str, **fields: Any) -> dict[str, Any]:
         assert self.ws is not None
@@ -376,13 +385,15 @@ async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
     for s in seats:
         s.playing = True
     hosts = [s for s in seats if s.seat == 0]
-    for s in hosts:
-        s.run.started_at = time.perf_counter()
-        assert s.ws is not None
-        s.ws.send(orjson.dumps({"type": "start", "id": "go"}))
+    gap = job["stagger_ms"] / 1000 / max(1, len(hosts))
+    loop = asyncio.get_running_loop()
+    for i, s in enumerate(hosts):
+        # Tables start spread over --stagger-ms (not all in the same instant).
+        loop.call_later(i * gap, s.start_game)
     await asyncio.wait_for(all_over.wait(), job["timeout"])
     end = time.perf_counter()
     latencies: list[float] = []
+    play_latencies: list[float] = []
     for run in tables:
         for version, sent in run.sent.items():
             last = 0.0
@@ -394,12 +405,15 @@ async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
                     last = at
             if last:
                 latencies.append((last - sent) * 1000)
+                if version not in run.passes:
+                    play_latencies.append((last - sent) * 1000)
     results.put(
         {
             "moves": sum(r.moves for r in tables),
             "start": start,
             "end": end,
             "latencies": latencies,
+            "play_latencies": play_latencies,
             "table_ids": [r.table_id for r in tables],
             "cpu": time.process_time(),
         }
@@ -456,6 +470,7 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
             "compact": args.compact,
             "timeout": args.timeout,
             "think_ms": args.think_ms,
+            "stagger_ms": args.stagger_ms,
         }
         for _ in range(args.clients)
     ]
@@ -486,6 +501,7 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     moves = sum(g["moves"] for g in got)
     elapsed = max(g["end"] for g in got) - min(g["start"] for g in got)
     latencies = sorted(x for g in got for x in g["latencies"])
+    plays = sorted(x for g in got for x in g["play_latencies"])
     client = redis.Redis.from_url(args.redis_url)
     table_bytes = []
     for tid in ids[:20]:
@@ -507,7 +523,8 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         "seconds": elapsed,
         "moves_per_s": moves / elapsed if elapsed else 0.0,
         "p50_ms": statistics.median(latencies) if latencies else 0.0,
-        "p99_ms": latencies[max(0, int(len(latencies) * 0.99) - 1)] if latencies else 0.0,
+        "p99_ms": percentile(latencies, 0.99),
+        "play_p99_ms": percentile(plays, 0.99),
         "redis_bytes_per_table": statistics.mean(table_bytes) if table_bytes else 0,
         "server_bytes_per_socket": statistics.mean(per_socket) if per_socket else 0,
         "server_cpu_us_per_move": server_cpu / moves * 1e6 if moves and pids else 0.0,
@@ -517,13 +534,19 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     }
 
 
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile of sorted values (0 for none)."""
+    return values[max(0, int(len(values) * q) - 1)] if values else 0.0
+
+
 def report(result: dict[str, Any]) -> None:
     print(
         f"instances={result['instances']} tables={result['tables']} sockets={result['sockets']}"
         f"{' think=' + str(result['think_ms']) + 'ms' if result['think_ms'] else ''}"
         f" moves={result['moves']} in {result['seconds']:.1f}s:"
         f" {result['moves_per_s']:.0f} moves/s,"
-        f" move->last view p50 {result['p50_ms']:.1f} ms p99 {result['p99_ms']:.1f} ms;"
+        f" move->last view p50 {result['p50_ms']:.1f} ms p99 {result['p99_ms']:.1f} ms"
+        f" (plays only: p99 {result['play_p99_ms']:.1f} ms);"
         f" Redis {result['redis_bytes_per_table'] / 1024:.1f} KB/table,"
         f" server {result['server_bytes_per_socket'] / 1024:.1f} KB/socket,"
         f" server CPU {result['server_cpu_us_per_move']:.0f} us/move,"
@@ -554,6 +577,12 @@ def main() -> None:
         dest="compact",
         action="store_false",
         help="ask for the full view on every change (not the compact protocol option)",
+    )
+    parser.add_argument(
+        "--stagger-ms",
+        type=float,
+        default=1000.0,
+        help="spread the tables' starts over this long (each client process)",
     )
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--address", help="use a running server instead of starting one")

@@ -10,6 +10,7 @@ each instance's realtime hub turns the published notice into per-seat views.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import random
@@ -105,6 +106,7 @@ class TableService:
         # A lost compare-and-set at the same position reuses the decision (it would be the
         # same: the view and the seed are the same); a new position searches again.
         self._bot_memo: dict[tuple[str, int, int, int, str], dict[str, object]] = {}
+        self._locks: dict[str, _TableLock] = {}
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -577,6 +579,23 @@ class TableService:
         return table, state, False
 
     async def _mutate(self, table_id: str, fn: Mutation) -> _Committed:
+        # Changes to one table made on this instance take turns: each then starts from the
+        # copy the previous one committed, instead of racing it and losing the
+        # compare-and-set (four players passing at once). Other instances still race; the
+        # compare-and-set settles those.
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = self._locks[table_id] = _TableLock()
+        lock.users += 1
+        try:
+            async with lock:
+                return await self._mutate_now(table_id, fn)
+        finally:
+            lock.users -= 1
+            if lock.users == 0:
+                self._locks.pop(table_id, None)
+
+    async def _mutate_now(self, table_id: str, fn: Mutation) -> _Committed:
         for attempt in range(MAX_ATTEMPTS):
             table, state, cached = await self._load(table_id, cached=attempt == 0)
             before = table.lobby_json(0)
@@ -856,6 +875,14 @@ class TableService:
     def _require_host(table: Table, actor: Actor) -> None:
         if table.host != actor.player_id:
             raise TableError("not_host", "only the table's host may do that")
+
+
+class _TableLock(asyncio.Lock):
+    """A table's turn-taking lock, with the number of changes holding or awaiting it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.users = 0
 
 
 @dataclass(frozen=True, slots=True)
