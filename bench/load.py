@@ -394,6 +394,7 @@ async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
     end = time.perf_counter()
     latencies: list[float] = []
     play_latencies: list[float] = []
+    timeline: list[tuple[float, float]] = []  # (seconds since the start, latency ms)
     for run in tables:
         for version, sent in run.sent.items():
             last = 0.0
@@ -405,6 +406,7 @@ async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
                     last = at
             if last:
                 latencies.append((last - sent) * 1000)
+                timeline.append((sent - start, (last - sent) * 1000))
                 if version not in run.passes:
                     play_latencies.append((last - sent) * 1000)
     results.put(
@@ -414,6 +416,7 @@ async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
             "end": end,
             "latencies": latencies,
             "play_latencies": play_latencies,
+            "timeline": timeline,
             "table_ids": [r.table_id for r in tables],
             "cpu": time.process_time(),
         }
@@ -502,6 +505,17 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     elapsed = max(g["end"] for g in got) - min(g["start"] for g in got)
     latencies = sorted(x for g in got for x in g["latencies"])
     plays = sorted(x for g in got for x in g["play_latencies"])
+    if args.timeline:
+        windows: dict[int, list[float]] = {}
+        for at, latency in (x for g in got for x in g["timeline"]):
+            windows.setdefault(int(at), []).append(latency)
+        for second, values in sorted(windows.items()):
+            values.sort()
+            print(
+                f"  t={second:3d}s moves={len(values):5d} p50 {percentile(values, 0.5):6.1f} ms"
+                f" p99 {percentile(values, 0.99):6.1f} ms",
+                flush=True,
+            )
     client = redis.Redis.from_url(args.redis_url)
     table_bytes = []
     for tid in ids[:20]:
@@ -583,6 +597,9 @@ def main() -> None:
         type=float,
         default=1000.0,
         help="spread the tables' starts over this long (each client process)",
+    )
+    parser.add_argument(
+        "--timeline", action="store_true", help="also print p50/p99 per second of the run"
     )
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--address", help="use a running server instead of starting one")
