@@ -95,14 +95,12 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
     if settings.migrate_on_start:
         await run_in_threadpool(upgrade_to_head, settings.database_url)
     database = make_database(settings.database_url)
-    from app.db.outbox import STREAM_KEY, OutboxWorker
-
     # Finished hands and games are added to the outbox stream by the commit script itself.
     store = TableStore(
         redis,
         namespace=settings.redis_namespace,
         log_size=settings.event_log_size,
-        results_stream=STREAM_KEY,
+        results_stream=results_stream(settings),
         fast=None if settings.uses_memory_redis else PipelinedRedis.from_url(settings.redis_url),
     )
     computer = ComputerPlayers(
@@ -134,17 +132,111 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
     stop = asyncio.Event()
     services.background.append(stop)
     services.background.append(asyncio.create_task(run_due_loop(tables, stop), name="due"))
-    if settings.run_outbox_worker:
-        worker = OutboxWorker(redis, database)
+    if settings.run_outbox_worker and settings.uses_memory_redis:
+        # The in-process stand-in cannot be shared with another process.
+        from app.db.outbox import OutboxWorker
+
+        worker = OutboxWorker(redis, database, stream=results_stream(settings))
         services.background.append(asyncio.create_task(worker.run(stop), name="outbox"))
+    elif settings.run_outbox_worker:
+        outbox = OutboxProcess(settings)
+        outbox.start()
+        services.background.append(outbox)
+        services.background.append(asyncio.create_task(outbox.watch(stop), name="outbox"))
     log.info("instance %s up (redis %s)", instance_id, settings.redis_url.split("@")[-1])
     return services
+
+
+def results_stream(settings: Settings) -> str:
+    """The outbox stream of this deployment (``{hearts:outbox}:results`` by default): one per
+    Redis namespace, so deployments sharing a Redis database never take each other's results."""
+    return "{" + settings.redis_namespace + ":outbox}:results"
+
+
+class OutboxProcess:
+    """The results writer (app.db.outbox) in a process of its own.
+
+    Writing a record to SQL costs milliseconds of Python; in the server process that time
+    holds the interpreter lock away from the event loop (measured with bench.load: about a
+    fifth of the server's CPU, and the p99 of the moves around the end of a hand). Its own
+    process takes it off the move path. It is restarted if it dies; a record it was writing
+    is taken over by a worker after ``claim_idle_ms`` and written once (docs/persistence.md).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.process: Any = None
+
+    def start(self) -> None:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        self.process = ctx.Process(
+            target=run_outbox_process,
+            args=(
+                self.settings.redis_url,
+                self.settings.database_url,
+                results_stream(self.settings),
+                self.settings.log_level,
+            ),
+            name="hearts-outbox",
+            daemon=True,
+        )
+        self.process.start()
+
+    async def watch(self, stop: asyncio.Event, every: float = 5.0) -> None:
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), every)
+            if not stop.is_set() and not self.process.is_alive():
+                log.error(
+                    "the results writer exited (%s); starting it again", self.process.exitcode
+                )
+                self.start()
+
+    async def stop(self) -> None:
+        process = self.process
+        if process is None:
+            return
+        process.terminate()  # SIGTERM: it finishes the record in hand and exits
+        await run_in_threadpool(process.join, 10)
+        if process.is_alive():
+            process.kill()
+            await run_in_threadpool(process.join, 5)
+
+
+def run_outbox_process(
+    redis_url: str, database_url: str, stream: str, log_level: str = "info"
+) -> None:
+    """Entry point of the results writer process."""
+    import signal
+
+    from app.db import make_database
+    from app.db.outbox import OutboxWorker
+
+    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s %(message)s")
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        redis = make_redis(redis_url)
+        database = make_database(database_url)
+        try:
+            await OutboxWorker(redis, database, stream=stream).run(stop)
+        finally:
+            await redis.aclose()
+            database.dispose()
+
+    asyncio.run(run())
 
 
 async def stop_services(services: Services) -> None:
     for item in services.background:
         if isinstance(item, asyncio.Event):
             item.set()
+    for item in services.background:
+        if isinstance(item, OutboxProcess):
+            await item.stop()
     for item in services.background:
         if isinstance(item, asyncio.Task):
             try:

@@ -69,13 +69,19 @@ def rss_kb(pid: int) -> int:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (and its waited-for children), in seconds."""
+    """User + system CPU time of a process and of its worker processes (results writer,
+    computer players), in seconds."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
     ticks = os.sysconf("SC_CLK_TCK")
-    return sum(int(fields[i]) for i in (11, 12)) / ticks  # utime, stime
+    total = sum(int(fields[i]) for i in (11, 12)) / ticks  # utime, stime
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError, ValueError):
+            for child in (task / "children").read_text().split():
+                total += cpu_seconds(int(child))
+    return total
 
 
 @contextlib.contextmanager
@@ -563,7 +569,7 @@ def report(result: dict[str, Any]) -> None:
         f" (plays only: p99 {result['play_p99_ms']:.1f} ms);"
         f" Redis {result['redis_bytes_per_table'] / 1024:.1f} KB/table,"
         f" server {result['server_bytes_per_socket'] / 1024:.1f} KB/socket,"
-        f" server CPU {result['server_cpu_us_per_move']:.0f} us/move,"
+        f" server CPU (with its worker processes) {result['server_cpu_us_per_move']:.0f} us/move,"
         f" load generator CPU {result['client_cpu_s']:.1f} s"
         f" (load average {result['load']:.1f})",
         flush=True,
