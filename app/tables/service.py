@@ -451,8 +451,9 @@ class TableService:
         the table is read again and, at a new position, the computer decides again.
         """
         try:
-            for attempt in range(MAX_ATTEMPTS):
-                table, state, cached = await self._load(table_id, cached=attempt == 0)
+            for _attempt in range(MAX_ATTEMPTS):
+                # Always what Redis holds: a search on a stale copy would be wasted.
+                table, state, _cached = await self._load(table_id)
                 before = table.lobby_json(0)
                 now = self.clock()
                 change, seat_no = self._due_change(table, state, now)
@@ -460,8 +461,6 @@ class TableService:
                     move = await self._computer_move(table, state, seat_no)
                     self._apply_computer_move(table, state, seat_no, move, change)
                 if not change.commit:
-                    if cached:
-                        continue  # nothing to do, says this instance's copy: ask Redis
                     await self._fix_due(table, state, now)
                     return
                 if await self._commit(table, before, state, change, expected=table.version):
