@@ -133,7 +133,9 @@ class Table:
     @property
     def spectators(self) -> int:
         seated = {s.player_id for s in self.seats if s.kind == "human"}
-        return sum(1 for key in self.presence if key not in seated and self.is_present(key))
+        return sum(
+            1 for key, counts in self.presence.items() if key not in seated and any(counts.values())
+        )
 
     def seat_of(self, player_id: str) -> int | None:
         for i, seat in enumerate(self.seats):
