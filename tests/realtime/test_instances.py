@@ -15,6 +15,7 @@ from typing import Any
 
 import fakeredis
 import pytest
+import redis
 
 from app.settings import Settings
 from tests.conftest import real_redis_url
@@ -54,9 +55,10 @@ async def two_instances(kind: str, tmp_path: Any) -> AsyncIterator[tuple[str, st
         ):
             yield a, b
         return
+    namespace = "t" + uuid.uuid4().hex[:10]
     env = {
         "HEARTS_REDIS_URL": real_redis_url(),
-        "HEARTS_REDIS_NAMESPACE": "t" + uuid.uuid4().hex[:10],
+        "HEARTS_REDIS_NAMESPACE": namespace,
         "HEARTS_DATABASE_URL": db,
         "HEARTS_SECRET_KEY": SECRET,
         "HEARTS_TURN_TIMER_SECONDS": "0",
@@ -64,13 +66,18 @@ async def two_instances(kind: str, tmp_path: Any) -> AsyncIterator[tuple[str, st
         "HEARTS_BOT_DELAY_MAX_MS": "0",
         "HEARTS_WS_RATE_PER_SECOND": "1000",
     }
-    with (
-        subprocess_server({**env, "HEARTS_INSTANCE_ID": "A"}) as (a, _),
-        subprocess_server(
-            {**env, "HEARTS_INSTANCE_ID": "B", "HEARTS_MIGRATE_ON_START": "false"}
-        ) as (b, _),
-    ):
-        yield a, b
+    try:
+        with (
+            subprocess_server({**env, "HEARTS_INSTANCE_ID": "A"}) as (a, _),
+            subprocess_server(
+                {**env, "HEARTS_INSTANCE_ID": "B", "HEARTS_MIGRATE_ON_START": "false"}
+            ) as (b, _),
+        ):
+            yield a, b
+    finally:  # the results stream has no expiry
+        client = redis.Redis.from_url(real_redis_url())
+        client.delete("{" + namespace + ":outbox}:results")
+        client.close()
 
 
 def game_events(client: Client) -> list[tuple[int, str]]:
