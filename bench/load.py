@@ -625,8 +625,16 @@ def main() -> None:
     extra = dict(item.split("=", 1) for item in args.server_env)
     for count in args.instances:
         namespace = "bench" + uuid.uuid4().hex[:8]
-        with servers(count, args.redis_url, namespace, extra) as started:
-            report(run_load([a for a, _ in started], [p for _, p in started], args))
+        try:
+            with servers(count, args.redis_url, namespace, extra) as started:
+                report(run_load([a for a, _ in started], [p for _, p in started], args))
+        finally:
+            # The namespace's global keys have no expiry (the tables' keys do).
+            client = redis.Redis.from_url(args.redis_url)
+            client.delete(
+                f"{namespace}:due", f"{namespace}:lobby", "{" + namespace + ":outbox}:results"
+            )
+            client.close()
 
 
 if __name__ == "__main__":

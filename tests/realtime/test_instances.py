@@ -76,7 +76,9 @@ async def two_instances(kind: str, tmp_path: Any) -> AsyncIterator[tuple[str, st
             yield a, b
     finally:  # the results stream has no expiry
         client = redis.Redis.from_url(real_redis_url())
-        client.delete("{" + namespace + ":outbox}:results")
+        client.delete(
+            "{" + namespace + ":outbox}:results", f"{namespace}:due", f"{namespace}:lobby"
+        )
         client.close()
 
 

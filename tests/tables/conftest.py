@@ -1,4 +1,5 @@
-"""Each test's results stream on a real Redis is removed after it (it has no expiry)."""
+"""Each test's global keys on a real Redis (results stream, due set, lobby) are removed after
+it: they have no expiry (a table's own keys do)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ def drop_results_stream(request: pytest.FixtureRequest, namespace: str) -> Itera
     if callspec is not None and callspec.params.get("redis_client") == "real":
         client = redis.Redis.from_url(REDIS_URL)
         try:
-            client.delete("{" + namespace + ":outbox}:results")
+            client.delete(
+                "{" + namespace + ":outbox}:results", f"{namespace}:due", f"{namespace}:lobby"
+            )
         finally:
             client.close()
