@@ -46,8 +46,10 @@ class DealResult:
     tested_moons: int = 0  # hands in which the tested player shot the moon
     moons_against: int = 0  # hands in which another player shot with the tested player seated
     base_moons: int = 0  # moons in the baseline hand
-    play_ms: list[float] = field(default_factory=list)
+    play_ms: list[float] = field(default_factory=list)  # the tested player's decisions
     pass_ms: list[float] = field(default_factory=list)
+    # every level's decision times (tested and field), computed decisions only
+    times: dict[str, dict[str, list[float]]] = field(default_factory=dict)
 
 
 def _setup(preset: str, deal: int) -> tuple[dict[str, object], str | None]:
@@ -72,8 +74,15 @@ def play_hand(
     budgets: list[int | None],
     timed_seat: int,
     result: DealResult | None,
+    memo: dict[str, dict[str, object]] | None = None,
+    caps: list[float | None] | None = None,
 ) -> tuple[list[int], int]:
-    """Play one hand of ``deal``; the hand's points per seat and the moon shooter (-1)."""
+    """Play one hand of ``deal``; the hand's points per seat and the moon shooter (-1).
+
+    ``memo`` holds the field's decisions of this deal by (level, seed, view): a decision depends
+    on nothing else (budgets are rollout counts), so a field player facing the very position it
+    met in an earlier hand of the deal makes the same move without searching again.  The tested
+    seat (``timed_seat``) never reads it."""
     opts, direction = _setup(preset, deal)
     rules = make_rules(preset, opts)
     s = new_game(rules, 1_000_003 * deal + 17)
@@ -86,17 +95,36 @@ def play_hand(
         for seat in seats_to_act(s):
             v = view(s, seat)
             phase = s.phase
-            t0 = time.perf_counter()
-            mv = choose_move(
-                levels[seat],
-                v,
-                seed=deal * 7919 + seat * 104729 + n_moves,
-                budget_ms=budgets[seat],
-                options=opts,
-            )
-            dt = (time.perf_counter() - t0) * 1000
-            if result is not None and seat == timed_seat:
-                (result.play_ms if phase == "play" else result.pass_ms).append(dt)
+            seed = deal * 7919 + seat * 104729 + n_moves
+            key = ""
+            mv: dict[str, object] | None = None
+            if memo is not None and seat != timed_seat:
+                key = f"{levels[seat]}|{budgets[seat]}|{seed}|{json.dumps(v, sort_keys=True)}"
+                mv = memo.get(key)
+            if mv is None:
+                c0 = time.process_time()
+                t0 = time.perf_counter()
+                mv = choose_move(
+                    levels[seat],
+                    v,
+                    seed=seed,
+                    budget_ms=budgets[seat],
+                    options=opts,
+                    hard_cap_ms=caps[seat] if caps is not None else None,
+                )
+                dt = (time.perf_counter() - t0) * 1000
+                dc = (time.process_time() - c0) * 1000
+                if result is not None:
+                    kind = "play" if phase == "play" else "pass"
+                    if seat == timed_seat:
+                        (result.play_ms if kind == "play" else result.pass_ms).append(dt)
+                    per = result.times.setdefault(
+                        levels[seat], {"play": [], "pass": [], "play_cpu": [], "pass_cpu": []}
+                    )
+                    per[kind].append(dt)
+                    per[kind + "_cpu"].append(dc)
+                if key and memo is not None:
+                    memo[key] = mv
             s = apply(s, seat, move_from_json(mv))
             n_moves += 1
             if s.phase != phase and phase != "pass":
@@ -105,18 +133,26 @@ def play_hand(
     return list(last.points), last.moon
 
 
-def run_deal(args: tuple[str, str, str, int, int | None, int | None]) -> DealResult:
-    preset, tested, fld, deal, tested_budget, field_budget = args
+Job = tuple[str, str, str, int, int | None, int | None, float | None, float | None, bool]
+
+
+def run_deal(args: Job) -> DealResult:
+    preset, tested, fld, deal, tested_budget, field_budget, tested_cap, field_cap, use_memo = args
     n = make_rules(preset).players
     res = DealResult(deal)
-    base, base_moon = play_hand(preset, deal, [fld] * n, [field_budget] * n, -1, None)
+    memo: dict[str, dict[str, object]] | None = {} if use_memo else None
+    base, base_moon = play_hand(
+        preset, deal, [fld] * n, [field_budget] * n, -1, res, memo, [field_cap] * n
+    )
     res.base_moons = int(base_moon >= 0)
     for seat in range(n):
         levels = [fld] * n
         budgets: list[int | None] = [field_budget] * n
+        caps: list[float | None] = [field_cap] * n
         levels[seat] = tested
         budgets[seat] = tested_budget
-        pts, moon = play_hand(preset, deal, levels, budgets, seat, res)
+        caps[seat] = tested_cap
+        pts, moon = play_hand(preset, deal, levels, budgets, seat, res, memo, caps)
         res.tested_points.append(pts[seat])
         res.base_points.append(base[seat])
         res.tested_moons += int(moon == seat)
@@ -151,6 +187,15 @@ def summarize(
     d_mean, d_ci = _ci(diff)
     play = [x for r in results for x in r.play_ms]
     pas = [x for r in results for x in r.pass_ms]
+    per_level: dict[str, dict[str, float]] = {}
+    for lvl in sorted({lv for r in results for lv in r.times}):
+        row: dict[str, float] = {}
+        for kind in ("play", "pass", "play_cpu", "pass_cpu"):
+            xs = [x for r in results for x in r.times.get(lvl, {}).get(kind, [])]
+            row[kind + "_n"] = len(xs)
+            row[kind + "_p50"] = round(_pct(xs, 0.5), 2)
+            row[kind + "_p99"] = round(_pct(xs, 0.99), 2)
+        per_level[lvl] = row
     return {
         "preset": preset,
         "tested": tested,
@@ -170,6 +215,7 @@ def summarize(
         "play_ms_p99": round(_pct(play, 0.99), 2),
         "pass_ms_p50": round(_pct(pas, 0.5), 2),
         "pass_ms_p99": round(_pct(pas, 0.99), 2),
+        "per_level_ms": per_level,
         "seconds": round(seconds, 1),
     }
 
@@ -179,11 +225,31 @@ def print_row(r: Mapping[str, Any]) -> None:
         f"{r['preset']:16s} {r['tested']:>8s} vs {r['field']:8s} deals {r['deals']:5d}  "
         f"tested {r['tested_pts']:6.2f} ±{r['tested_ci']:.2f}  field {r['field_pts']:6.2f}  "
         f"diff {r['diff']:+6.2f} ±{r['diff_ci']:.2f}  moon {100 * r['tested_moon_rate']:.1f}%"
-        f" against {100 * r['moon_against_rate']:.1f}%  play p50/p99 "
-        f"{r['play_ms_p50']:.1f}/{r['play_ms_p99']:.1f} ms  pass p50/p99 "
-        f"{r['pass_ms_p50']:.1f}/{r['pass_ms_p99']:.1f} ms  ({r['seconds']:.0f} s)",
+        f" against {100 * r['moon_against_rate']:.1f}%  ({r['seconds']:.0f} s)",
         flush=True,
     )
+    for lvl, t in r.get("per_level_ms", {}).items():
+        print(
+            f"    {lvl:8s} play p50/p99 {t['play_p50']:.1f}/{t['play_p99']:.1f} ms wall, "
+            f"{t['play_cpu_p50']:.1f}/{t['play_cpu_p99']:.1f} ms CPU ({t['play_n']} decisions)"
+            f"  pass p50/p99 {t['pass_p50']:.1f}/{t['pass_p99']:.1f} ms wall, "
+            f"{t['pass_cpu_p50']:.1f}/{t['pass_cpu_p99']:.1f} ms CPU ({t['pass_n']})",
+            flush=True,
+        )
+
+
+def _set_knob(spec: str) -> None:
+    """``module.NAME=value`` (module in app.bots): an experiment's setting, e.g.
+    ``expert.INFERENCE=0``; set before the worker processes fork."""
+    import importlib
+
+    target, _, value = spec.partition("=")
+    mod_name, _, name = target.rpartition(".")
+    mod = importlib.import_module(f"app.bots.{mod_name}")
+    if not hasattr(mod, name):
+        raise SystemExit(f"app.bots.{mod_name} has no setting {name}")
+    old = getattr(mod, name)
+    setattr(mod, name, type(old)(json.loads(value)))
 
 
 def main() -> None:
@@ -194,42 +260,109 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--first-deal", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--tested-budget-ms", type=int, default=None)
+    ap.add_argument(
+        "--tested-budget-ms",
+        type=int,
+        default=None,
+        help="search size of the tested player (rollouts = 10 per ms; default: the level's)",
+    )
     ap.add_argument("--field-budget-ms", type=int, default=None)
+    ap.add_argument(
+        "--tested-hard-cap-ms",
+        type=float,
+        default=None,
+        help="wall-clock safety cap of the tested player (default: the level's; 1e9 lifts it)",
+    )
+    ap.add_argument(
+        "--field-hard-cap-ms",
+        type=float,
+        default=None,
+        help="wall-clock safety cap of the field (default: the level's; 1e9 lifts it)",
+    )
+    ap.add_argument(
+        "--no-memo",
+        action="store_true",
+        help="search again every field decision (default: a field player meeting a position it "
+        "met in an earlier hand of the same deal repeats its move)",
+    )
     ap.add_argument(
         "--expert-standard-pass", action="store_true", help="Expert passes as Standard does"
     )
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="MODULE.NAME=VALUE",
+        help="experiment: change a setting of app.bots.MODULE (e.g. expert.INFERENCE=0)",
+    )
+    ap.add_argument("--per-deal", default=None, help="write each deal's result (JSON lines)")
     ap.add_argument("--progress", type=int, default=50, help="print a partial summary every N")
     args = ap.parse_args()
     if args.expert_standard_pass:
         expert.SIMULATED_PASS = False
+    for spec in args.set:
+        _set_knob(spec)
     for preset in args.preset or ["classic"]:
         row = run_preset(preset, args)
+        row["tested_budget_ms"] = args.tested_budget_ms
+        row["settings"] = args.set
         print_row(row)
         print(json.dumps(row), flush=True)
 
 
 def run_preset(preset: str, args: argparse.Namespace) -> dict[str, Any]:
-    jobs = [
-        (preset, args.tested, args.field, d, args.tested_budget_ms, args.field_budget_ms)
+    jobs: list[Job] = [
+        (
+            preset,
+            args.tested,
+            args.field,
+            d,
+            args.tested_budget_ms,
+            args.field_budget_ms,
+            args.tested_hard_cap_ms,
+            args.field_hard_cap_ms,
+            not args.no_memo,
+        )
         for d in range(args.first_deal, args.first_deal + args.deals)
     ]
     start = time.perf_counter()
     results: list[DealResult] = []
+    out = open(args.per_deal, "a") if args.per_deal else None  # noqa: SIM115
 
     def progress(r: DealResult) -> None:
         results.append(r)
+        if out is not None:
+            out.write(
+                json.dumps(
+                    {
+                        "preset": preset,
+                        "tested": args.tested,
+                        "field": args.field,
+                        "deal": r.deal,
+                        "tested_points": r.tested_points,
+                        "base_points": r.base_points,
+                        "tested_moons": r.tested_moons,
+                        "moons_against": r.moons_against,
+                    }
+                )
+                + "\n"
+            )
+            out.flush()
         if args.progress and len(results) % args.progress == 0 and len(results) < len(jobs):
             row = summarize(preset, args.tested, args.field, results, time.perf_counter() - start)
             print("partial:", json.dumps(row), file=sys.stderr, flush=True)
 
-    if args.workers > 1:
-        with mp.get_context("fork").Pool(args.workers) as pool:
-            for r in pool.imap_unordered(run_deal, jobs, chunksize=1):
-                progress(r)
-    else:
-        for j in jobs:
-            progress(run_deal(j))
+    try:
+        if args.workers > 1:
+            with mp.get_context("fork").Pool(args.workers) as pool:
+                for r in pool.imap_unordered(run_deal, jobs, chunksize=1):
+                    progress(r)
+        else:
+            for j in jobs:
+                progress(run_deal(j))
+    finally:
+        if out is not None:
+            out.close()
     results.sort(key=lambda r: r.deal)
     return summarize(preset, args.tested, args.field, results, time.perf_counter() - start)
 

@@ -74,7 +74,7 @@ def choose_move(
         if level == "easy":
             return pass_json(easy_pass(view, rng))
         if level == "expert":
-            return pass_json(expert_pass(view, rules, rng, hard_cap_ms))
+            return pass_json(expert_pass(view, rules, rng, hard_cap_ms, budget_ms))
         from app.engine import tables_for
 
         return pass_json(std_pass(view, tables_for(rules)))

@@ -1,35 +1,77 @@
-"""Expert: Pro's sampling search, with more of it and a pass chosen by simulation.
+"""Expert: Pro's sampling search made stronger, and a pass chosen by simulation.
 
-- Play: flat Monte Carlo as Pro (the same inference: voids shown, barred leads, the cards the
-  seat passed), with about ten times the rollouts, so the choice is far less noisy.
-- Passing: every pass of three among a shortlist (the highest valued cards and the shortest side
-  suit) is tried on sampled deals of the other hands; the other players pass by the Standard rule,
-  then the whole hand is played out; the pass with the lowest average score wins.
+Play (``search``):
+- **Plausible deals**: each deal of the unseen cards is drawn from ``PROPOSALS`` samples in
+  proportion to how well it explains the other players' earlier plays and the pass this seat
+  received (``inference.py``), instead of uniformly.
+- **A stronger model of play**: the hand is played out with Expert's rollout policy
+  (``policy.py``: card sense for the QS and high spades, safe leads, moon running and defence)
+  for every player, where Pro plays everyone as the seed's Standard.  Games without that policy
+  (28 cards, Double Hearts) use the Standard rollout.
+- **Common random numbers and pruning**: every candidate is played out on the same deals; after
+  each round of deals a candidate clearly worse than the best (paired over the same deals) is
+  dropped, so the rest of the work goes to the close choices.
+- **Exact last tricks** in the 28-card game: once no hand holds more than six cards, each deal
+  is solved exactly (``endgame.py``) instead of rolled out.
+- The work is counted in full-rollout units (a rollout costs in proportion to the cards left,
+  drawing and weighing a deal and a solved position their measured share), so a decision is a
+  function of the view, the seed and the budget; the wall clock only stops it at the hard cap.
+
+Passing (``simulated_pass``): every pass of three among a shortlist (the highest valued cards
+and a short side suit) is tried on sampled deals of the other hands; the others pass by the
+Standard rule (as Standard and Pro do), the hand is played out with the same model, and the pass
+with the lowest average score wins, with the same pruning.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from itertools import combinations
 
-from app.engine import Layout, Rules, new_game, tables_for
+from app.engine import Layout, Rules, Tables, new_game, tables_for
 from app.engine.playout import Sim
 
+from .endgame import endgame_ok, solve_candidates
+from .fast import rollout as fast_rollout
+from .inference import Plausibility
 from .knowledge import Knowledge, View, mask_of_texts
 from .players import (
     PASS_HARD_CAP_MS,
     ROLLOUTS_PER_MS,
     Budget,
-    monte_carlo,
+    candidates,
+    standard_decision,
 )
-from .standard import rollout, standard_pass, standard_tables
+from .policy import policy_ok, policy_rollout
+from .standard import CARD_BITS, FACE_SHIFT, standard_pass, standard_tables
 
 HARD_CAP_MS = 1000
 # choose the pass by simulation (False: the Standard pass; the bench compares both)
 SIMULATED_PASS = True
-# rollouts for a simulated pass (each builds a fresh position): about 0.5 s
-PASS_ROLLOUTS = 3000
+# the simulated pass: work (in full rollouts) at the default budget, else this many times the
+# play budget's; the shortlist of cards; deals at least
+PASS_UNITS = 12000
+PASS_FACTOR = 8
+PASS_SHORTLIST = 7
+PASS_MIN_WORLDS = 16
+# how the search models the other players: "policy" (Expert's) or "standard"
+OPPONENT_MODEL = "policy"
+# the play search: deals at least and at most, proposals per kept deal (inference), pruning
+MIN_WORLDS = 16
+MAX_WORLDS = 2000
+PROPOSALS = 4
+# exact play of the last tricks once no hand holds more than this many cards; the cost of one
+# searched position, in full rollouts (measured)
+ENDGAME_CARDS = {"twentyeight": 6}  # classic at 3 measured worse: see docs/bots.md
+NODE_COST = 0.012
+# drawing one proposed deal, and weighing one observed play, in full rollouts (measured)
+DEAL_COST = 0.15
+EVENT_COST = 0.008
+INFERENCE = True
+PRUNE_Z = 3.0
+PRUNE_MIN_GAP = 0.05
 
 
 def expert_decision(
@@ -38,13 +80,101 @@ def expert_decision(
     budget = Budget(
         budget_ms * ROLLOUTS_PER_MS, HARD_CAP_MS if hard_cap_ms is None else hard_cap_ms
     )
-    return monte_carlo(k, rng, budget, min_samples=20, max_samples=600)
+    return search(k, rng, budget)
+
+
+def search(k: Knowledge, rng: random.Random, budget: Budget) -> int:
+    """Monte Carlo over plausible deals with the stronger rollout policy and candidate pruning.
+
+    Every candidate is played out on the same deals (common random numbers); after each round of
+    deals, a candidate whose paired difference to the best is clearly positive (more than
+    ``PRUNE_Z`` standard errors) is dropped, so the remaining rollouts go to the close ones."""
+    cands = candidates(k)
+    if len(cands) == 1:
+        return cands[0]
+    std = standard_decision(k)
+    smart = policy_ok(k.t)
+    model = -1 if OPPONENT_MODEL == "policy" else sum(1 << h for h in k.mine)
+    plaus = Plausibility(k) if INFERENCE else None
+    seat = k.seat
+    nc = len(cands)
+    vals: list[list[float]] = [[] for _ in range(nc)]
+    alive = list(range(nc))
+    # work in full-hand rollout equivalents: a rollout costs in proportion to the cards left,
+    # drawing a deal (with its inference) a fixed share of a full rollout
+    left = sum(h.bit_count() for h in k.own_hands) + sum(k.capacity.values())
+    roll_cost = max(left, 8) / max(1, k.t.n * k.t.hand_size)
+    # the last tricks: exact play on each deal
+    per_hand = max(k.capacity.get(h, 0) for h in range(k.t.n) if h != seat)
+    per_hand = max(per_hand, k.own_hands[seat].bit_count())
+    exact = endgame_ok(k.t) and per_hand <= ENDGAME_CARDS.get(k.t.game, 0)
+    proposals = PROPOSALS if plaus is not None else 1
+    events = len(plaus.events) if plaus is not None else 0
+    world_cost = proposals * (DEAL_COST + EVENT_COST * events)
+    spent = 0.0
+    worlds = 0
+    next_prune = MIN_WORLDS
+    while worlds < MAX_WORLDS:
+        if spent >= budget.rollouts and worlds >= MIN_WORLDS:
+            break
+        deal = plaus.draw(rng, proposals) if plaus is not None else k.sample(rng)
+        base = k.sim(deal)
+        if exact:
+            dead = deal[k.t.holders] if len(deal) > k.t.holders else 0
+            got, nodes = solve_candidates(base, seat, [cands[j] & CARD_BITS for j in alive], dead)
+            for j, v in zip(alive, got, strict=True):
+                vals[j].append(v)
+            spent += world_cost + nodes * NODE_COST
+        else:
+            for j in alive:
+                d = cands[j]
+                sm = base.copy()
+                if sm.play(d & CARD_BITS, d >> FACE_SHIFT):
+                    pts = sm.score()
+                else:
+                    pts = policy_rollout(sm, model) if smart else fast_rollout(sm)
+                vals[j].append(float(pts[seat]))
+            spent += world_cost + len(alive) * roll_cost
+        worlds += 1
+        if budget.expired():
+            break
+        if worlds >= next_prune and len(alive) > 1:
+            alive = _prune(vals, alive, worlds)
+            next_prune = worlds + max(8, worlds // 4)
+            if len(alive) == 1:
+                break
+    means = {j: sum(vals[j][:worlds]) / worlds for j in alive}
+    best = min(means.values())
+    tied = [cands[j] for j in alive if means[j] <= best + 1e-9]
+    if std in tied:
+        return std
+    return tied[0]
+
+
+def _prune(vals: list[list[float]], alive: list[int], n: int) -> list[int]:
+    """The candidates not clearly worse than the best (paired over the same ``n`` deals)."""
+    means = {j: sum(vals[j][:n]) / n for j in alive}
+    b = min(alive, key=lambda j: means[j])
+    vb = vals[b]
+    keep = []
+    for j in alive:
+        if j == b:
+            keep.append(j)
+            continue
+        vj = vals[j]
+        diffs = [vj[i] - vb[i] for i in range(n)]
+        m = sum(diffs) / n
+        var = sum((x - m) ** 2 for x in diffs) / (n - 1)
+        se = math.sqrt(var / n)
+        if m - PRUNE_Z * se <= 0 or m < PRUNE_MIN_GAP:
+            keep.append(j)
+    return keep
 
 
 def _shortlist(t_dump: tuple[int, ...], passable: int, hand: int, count: int) -> list[int]:
     cards = [c for c in range(55) if passable >> c & 1]
     cards.sort(key=lambda c: -t_dump[c])
-    short = set(cards[:6])
+    short = set(cards[:PASS_SHORTLIST])
     # the shortest side suit (not hearts) that passing could empty
     best_suit = -1
     best_len = 99
@@ -58,9 +188,43 @@ def _shortlist(t_dump: tuple[int, ...], passable: int, hand: int, count: int) ->
     return sorted(short)
 
 
+def _classic_sim(t: Tables, hands: list[int], dealer: int) -> Sim:
+    """The play position of a classic hand once the passes are made."""
+    s = object.__new__(Sim)
+    s.t = t
+    s.hands = hands
+    s.dead = 0
+    s.trick_no = 0
+    s.cards = []
+    s.holders = []
+    s.led_suit = -1
+    s.lead_face = 0
+    s.broken = False
+    s.taken = [0] * t.scorers
+    s.won = [0] * t.scorers
+    s.joker = -1
+    s.played = 0
+    r = t.rules
+    s.moon_choice = "others" if r.moon == "choice" else r.moon
+    if r.first_lead == "left_of_dealer":
+        leader = (dealer + 1) % t.n
+        s.first_lead_mask = 0
+    else:
+        low = t.clubs & -t.clubs
+        leader = next(i for i, h in enumerate(hands) if h & low)
+        s.first_lead_mask = low if r.first_lead == "low_club" else t.clubs
+    s.order = t.orders[leader]
+    return s
+
+
 def simulated_pass(
-    view: View, rules: Rules, rng: random.Random, hard_cap_ms: float | None = None
+    view: View,
+    rules: Rules,
+    rng: random.Random,
+    hard_cap_ms: float | None = None,
+    budget_ms: int | None = None,
 ) -> int:
+    """The pass with the lowest average score over sampled deals (see the module docstring)."""
     t = tables_for(rules)
     seat: int = view["seat"]
     count = int(view["pass_count"])
@@ -77,16 +241,29 @@ def simulated_pass(
     off = {"left": 1, "right": n - 1, "across": 2, "other": 1}.get(view["pass_direction"], 0)
     if not off:
         return fallback
-    budget = Budget(PASS_ROLLOUTS, PASS_HARD_CAP_MS if hard_cap_ms is None else hard_cap_ms)
-    samples = max(10, min(200, budget.rollouts // len(cands)))
+    units = PASS_UNITS if budget_ms is None else budget_ms * ROLLOUTS_PER_MS * PASS_FACTOR
+    budget = Budget(units, PASS_HARD_CAP_MS if hard_cap_ms is None else hard_cap_ms)
+    classic = t.game == "classic"
     play_rules = dataclasses.replace(rules, passing="none", first_lead="low_club")
+    smart_roll = policy_ok(t)
+    model = (1 << seat) | ((1 << (seat + 2)) if t.game == "dummy" else 0)
+    if OPPONENT_MODEL == "policy":
+        model = -1
+    dealer = int(view.get("dealer", 0) or 0)
     dummy = t.game == "dummy"
     own_half = mask_of_texts(view.get("half_dummy", [])) if dummy else 0
     unseen = t.deck & ~hand & ~own_half
     unseen_cards = [c for c in range(55) if unseen >> c & 1]
     sizes = [t.hand_size] * n + ([9, 9] if dummy else [])
-    totals = [0.0] * len(cands)
-    for _ in range(samples):
+    nc = len(cands)
+    vals: list[list[float]] = [[] for _ in range(nc)]
+    alive = list(range(nc))
+    spent = 0.0
+    worlds = 0
+    next_prune = PASS_MIN_WORLDS
+    while True:
+        if worlds >= PASS_MIN_WORLDS and (spent >= budget.rollouts or budget.expired()):
+            break
         rng.shuffle(unseen_cards)
         hands = [0] * len(sizes)
         hands[seat] = hand
@@ -107,16 +284,26 @@ def simulated_pass(
         for p in range(n):
             if p != seat:
                 passes[p] = standard_pass(t, hands[p] & ~t.pass_forbidden, count)
-        for j, mine in enumerate(cands):
-            passes[seat] = mine
+        for j in alive:
+            passes[seat] = cands[j]
             after = hands[:]
             for p in range(n):
                 after[p] = (hands[p] & ~passes[p]) | passes[(p - off) % n]
-            s = new_game(play_rules, 0, [Layout(tuple(after), dead)])
-            pts = rollout(Sim(s))
-            totals[j] += pts[seat]
-        if budget.expired():
-            break
-    best = min(totals)
-    tied = [d for d, v in zip(cands, totals, strict=True) if v <= best + 1e-9]
+            if classic:
+                sim = _classic_sim(t, after, dealer)
+                pts = policy_rollout(sim, model) if smart_roll else fast_rollout(sim)
+            else:
+                g = new_game(play_rules, 0, [Layout(tuple(after), dead)])
+                pts = policy_rollout(Sim(g), model) if smart_roll else fast_rollout(Sim(g))
+            vals[j].append(float(pts[seat]))
+        spent += len(alive) * (1.0 if classic else 3.0)
+        worlds += 1
+        if worlds >= next_prune and len(alive) > 1:
+            alive = _prune(vals, alive, worlds)
+            next_prune = worlds + max(8, worlds // 4)
+            if len(alive) == 1:
+                break
+    means = {j: sum(vals[j][:worlds]) / worlds for j in alive}
+    best = min(means.values())
+    tied = [cands[j] for j in alive if means[j] <= best + 1e-9]
     return fallback if fallback in tied else tied[0]

@@ -23,6 +23,7 @@ SUIT_INDEX = {"C": 0, "D": 1, "S": 2, "H": 3}
 _PASS_OFFSET = {"hold": 0, "left": 1, "other": 1, "across": 2}
 
 View = Mapping[str, Any]
+_Prep = tuple[list[int], dict[int, int], list[int], dict[int, list[int]], list[int]]
 
 
 def card_of(text: str) -> int:
@@ -134,12 +135,15 @@ class Knowledge:
         cur_holders = [self._holder(p) for p in cur_plays]
         cur_face = DARK if view.get("lead_face") == "dark" else LIGHT
         every = tricks + [(cur_cards, cur_holders, cur_face, -1)]
+        # each trick as it was played: cards, holders, lead face, hearts broken before it
+        self.history: list[tuple[list[int], list[int], int, bool]] = []
         for i, (cards, holders, face, scorer) in enumerate(every):
             m = 0
             for c in cards:
                 m |= 1 << c
             played |= m
             if cards:
+                self.history.append((cards, holders, face, broken))
                 self._infer(cards, holders, face, broken, i == 0, void)
             if scorer >= 0:
                 taken[scorer] |= m
@@ -212,6 +216,7 @@ class Knowledge:
             if rest:
                 known[to] = rest
         self.known = known
+        self._prep: _Prep | None = None
 
     def _infer(
         self,
@@ -247,7 +252,26 @@ class Knowledge:
         """One deal of the unseen cards: a mask per holder (own hands as they are) plus the dead
         cards last.  Respects hand sizes, known passed cards and shown voids; if the voids
         cannot all be met (they always can, but be safe) they are dropped."""
-        t = self.t
+        prep = self._prep
+        if prep is None:
+            prep = self._prep = self._prepare()
+        base, cap, cards, allowed_of, slots = prep
+        out = base[:]
+        for _attempt in range(30):
+            res = self._greedy(cards, allowed_of, cap, rng)
+            if res is not None:
+                break
+        else:
+            res = self._greedy(cards, {c: slots for c in cards}, cap, rng)
+            assert res is not None
+        for h, mm in res.items():
+            out[h] |= mm
+        return out
+
+    def _prepare(
+        self,
+    ) -> tuple[list[int], dict[int, int], list[int], dict[int, list[int]], list[int]]:
+        """What every deal of this position shares (computed once per decision)."""
         out = self.own_hands[:] + [0]
         cap = dict(self.capacity)
         free = self.unseen
@@ -265,17 +289,7 @@ class Knowledge:
             m ^= low
             cards.append(c)
             allowed_of[c] = [h for h in slots if not self.void[h] >> c & 1]
-        for _attempt in range(30):
-            res = self._greedy(cards, allowed_of, cap, rng)
-            if res is not None:
-                break
-        else:
-            res = self._greedy(cards, {c: slots for c in cards}, cap, rng)
-            assert res is not None
-        for h, mm in res.items():
-            out[h] |= mm
-        del t
-        return out
+        return out, cap, cards, allowed_of, slots
 
     @staticmethod
     def _greedy(
@@ -289,18 +303,23 @@ class Knowledge:
         order = cards[:]
         rng.shuffle(order)
         order.sort(key=lambda c: len(allowed_of[c]))  # the most constrained first (stable)
+        rnd = rng.random
         for c in order:
-            opts = [h for h in allowed_of[c] if left[h] > 0]
-            if not opts:
-                return None
-            total = sum(left[h] for h in opts)
-            r = rng.random() * total
-            pick = opts[-1]
+            opts = allowed_of[c]
+            total = 0
             for h in opts:
-                r -= left[h]
-                if r < 0:
+                total += left[h]
+            if not total:
+                return None
+            r = rnd() * total
+            pick = -1
+            for h in opts:
+                k = left[h]
+                if k:
                     pick = h
-                    break
+                    r -= k
+                    if r < 0:
+                        break
             left[pick] -= 1
             got[pick] |= 1 << c
         return got

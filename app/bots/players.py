@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 
 from app.engine import Rules, Tables, card_str
 
+from .fast import rollout
 from .knowledge import DARK, LIGHT, Knowledge, View, mask_of_texts
 from .standard import (
     CARD_BITS,
     FACE_SHIFT,
-    rollout,
     standard_pass,
     standard_play,
     standard_tables,
@@ -218,11 +218,15 @@ def expert_play(
 
 
 def expert_pass(
-    view: View, rules: Rules, rng: random.Random, hard_cap_ms: float | None = None
+    view: View,
+    rules: Rules,
+    rng: random.Random,
+    hard_cap_ms: float | None = None,
+    budget_ms: int | None = None,
 ) -> int:
     from .expert import simulated_pass
 
-    return simulated_pass(view, rules, rng, hard_cap_ms)
+    return simulated_pass(view, rules, rng, hard_cap_ms, budget_ms)
 
 
 def std_pass(view: View, t: Tables) -> int:

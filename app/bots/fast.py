@@ -1,0 +1,396 @@
+"""Flat, fast rollouts for the games whose tricks go round the table (classic and the 28-card game).
+
+``standard_rollout`` plays exactly the Standard policy of ``standard.py`` (a test checks the two
+agree card for card), but keeps the whole hand in local variables and reads bit masks instead of
+calling the policy once per card: Pro's and Expert's searches spend most of their time here, and
+this makes them about twice as fast without changing a single decision.
+
+Within one suit a card's index order is its rank order, so "the highest card of a suit mask below
+the winning card" is a bit operation: ``(m & ((1 << w) - 1)).bit_length() - 1``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from app.engine import DARK_FACE, Tables
+from app.engine.game import legal_mask, settle_moon
+from app.engine.playout import Sim
+
+from .standard import rollout as _slow_rollout
+from .standard import standard_play, standard_tables
+
+SUIT = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+_SUIT_PRIO = (0, 1, 3, 2)  # the seed's tie order for equal ranks: C, D, H, S
+
+
+class FastTables:
+    """Per rule set: what the flat rollouts read."""
+
+    def __init__(self, t: Tables) -> None:
+        st = standard_tables(t)
+        self.t = t
+        self.heavy = st.heavy
+        self.trump = t.game == "twentyeight"
+        dump = st.dump
+        # cards in the Standard shedding order (highest first)
+        self.dump_order = tuple(sorted(t.deck_cards, key=lambda c: -dump[c]))
+        self.pos = t.pos_value
+        self.val = t.value
+        self.key = t.key[0]
+        self.hearts = SUIT[3] & t.deck
+        # scoring: positive and bonus values of the hearts by 13-bit chunk, the other valued
+        # cards one by one
+        pos, neg = t.pos_value, t.neg_value
+        hearts = [c for c in range(39, 52)]
+        self.heart_pos = tuple(
+            sum(pos[hearts[i]] for i in range(13) if m >> i & 1) for m in range(1 << 13)
+        )
+        self.others = tuple(
+            (c, pos[c], neg[c]) for c in range(55) if c < 39 or c > 51 if pos[c] or neg[c]
+        )
+        self.heart_neg = any(neg[c] for c in hearts)
+        self.simple_score = t.game in ("classic", "twentyeight") and not self.heart_neg
+
+
+@lru_cache(maxsize=64)
+def fast_tables(t: Tables) -> FastTables:
+    return FastTables(t)
+
+
+def fast_score(sim: Sim) -> list[int]:
+    """``sim.score()`` for a finished classic or 28-card hand, by table look-ups."""
+    t = sim.t
+    ft = fast_tables(t)
+    if not ft.simple_score:
+        return sim.score()
+    taken = sim.taken
+    hp = ft.heart_pos
+    points = []
+    bonus = []
+    for m in taken:
+        p = hp[m >> 39 & 0x1FFF]
+        q = 0
+        for c, pv, nv in ft.others:
+            if m >> c & 1:
+                p += pv
+                q += nv
+        points.append(p)
+        bonus.append(q)
+    if t.rules.no_trick_bonus and t.game == "classic":
+        won = sim.won
+        for i in range(t.n):
+            if won[i] == 0:
+                bonus[i] -= 5
+    need = t.pos_mask & t.deck & ~sim.dead
+    shooter = -1
+    for i in range(t.n):
+        if taken[i] & need == need:
+            shooter = i
+    return settle_moon(t, points, bonus, shooter, sim.moon_choice)
+
+
+def flat_ok(t: Tables) -> bool:
+    """The flat path serves the games with one face per card: classic, 28 cards, the dummy."""
+    return t.game in ("classic", "twentyeight", "dummy")
+
+
+def _dummy_orders() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Playing order after a trick, by [winner][joker holder of the next trick]."""
+    from .knowledge import dummy_order
+
+    return tuple(tuple(dummy_order(w if w < 2 else 2, j) for j in (0, 1)) for w in range(4))
+
+
+DUMMY_ORDERS = _dummy_orders()
+
+
+def _lowest_lead(legal: int) -> int:
+    """The seed's lowest card: lowest rank, ties C, D, H, S; a joker only if nothing else."""
+    best = -1
+    bv = 10**9
+    for s in (0, 1, 3, 2):
+        m = legal & SUIT[s]
+        if m:
+            c = (m & -m).bit_length() - 1
+            v = (c - 13 * s) * 4 + _SUIT_PRIO[s]
+            if v < bv:
+                bv = v
+                best = c
+    if best < 0:
+        return (legal & -legal).bit_length() - 1  # jokers only
+    return best
+
+
+def standard_rollout(sim: Sim) -> list[int]:
+    """Play the hand out in place, every holder by the Standard policy; points per scorer.
+
+    Exactly ``standard.rollout`` for the games of ``flat_ok``."""
+    t = sim.t
+    dummy = t.game == "dummy"
+    scorer_of = t.scorer_of
+    joker = sim.joker
+    ft = fast_tables(t)
+    key_all = ft.key
+    pos = ft.pos
+    val = ft.val
+    heavy = ft.heavy
+    trump = ft.trump
+    dump_order = ft.dump_order
+    hands = sim.hands
+    taken = sim.taken
+    won = sim.won
+    breakers = t.breakers
+    orders = t.orders
+    n = len(sim.order)
+    order = sim.order
+    trick_no = sim.trick_no
+    broken = sim.broken
+    flm = sim.first_lead_mask
+    played = sim.played
+    # the trick in progress (possibly empty)
+    cards = list(sim.cards)
+    holders = list(sim.holders)
+    start = len(cards)
+    led = sim.led_suit
+    while True:
+        m = 0
+        best = 0  # the winning key so far
+        wc = -1  # the winning card so far
+        winner = order[0]
+        points = 0
+        net = 0
+        key = key_all[led] if led >= 0 else key_all[0]
+        for i in range(start):
+            c = cards[i]
+            m |= 1 << c
+            points += pos[c]
+            net += val[c]
+            if led >= 0:
+                kv = key[c]
+                if kv > best:
+                    best = kv
+                    wc = c
+                    winner = holders[i]
+        for i in range(start, n):
+            h = order[i]
+            hand = hands[h]
+            legal = legal_mask(t, hand, trick_no, i, led, broken, flm)
+            if led < 0:
+                c = _lowest_lead(legal)
+            else:
+                follow = legal & SUIT[led]
+                if not follow:
+                    cand = legal
+                    if trump:
+                        under = legal & ~ft.hearts
+                        if wc >= 0 and wc // 13 == 3:
+                            under |= legal & ft.hearts & ((1 << wc) - 1)
+                        elif wc >= 0 and led == 3:
+                            under |= legal & ((1 << wc) - 1) & ft.hearts
+                        if under:
+                            cand = under
+                    for c in dump_order:
+                        if cand >> c & 1:
+                            break
+                else:
+                    if wc >= 0 and wc // 13 == led:
+                        under = follow & ((1 << wc) - 1)
+                    else:
+                        under = follow  # the trick is won by a trump: every card is under
+                    if i < n - 1:
+                        if under:
+                            c = under.bit_length() - 1
+                        else:
+                            c = (follow & -follow).bit_length() - 1
+                    elif net < 0:
+                        safe = follow & ~heavy or follow
+                        c = safe.bit_length() - 1
+                    elif points > 0:
+                        if under:
+                            c = under.bit_length() - 1
+                        else:
+                            safe = follow & ~heavy or follow
+                            c = safe.bit_length() - 1
+                    else:
+                        c = follow.bit_length() - 1
+                        if (1 << c) & heavy and key[c] > best:
+                            rest = follow & ~heavy
+                            if rest:
+                                c = rest.bit_length() - 1
+            b = 1 << c
+            hands[h] = hand ^ b
+            m |= b
+            points += pos[c]
+            net += val[c]
+            if led < 0 and c < 52:
+                led = c // 13
+                key = key_all[led]
+            if led >= 0:
+                kv = key[c]
+                if kv > best:
+                    best = kv
+                    wc = c
+                    winner = h
+        sc = scorer_of[winner]
+        taken[sc] |= m
+        won[sc] += 1
+        played |= m
+        if m & breakers:
+            broken = True
+        trick_no += 1
+        start = 0
+        led = -1
+        if dummy:
+            if not (hands[0] | hands[1]):
+                break
+            joker = 1 - joker
+            order = DUMMY_ORDERS[winner][joker]
+            continue
+        order = orders[winner]
+        if not hands[winner]:
+            break
+    sim.trick_no = trick_no
+    sim.broken = broken
+    sim.played = played
+    sim.order = order
+    sim.joker = joker
+    sim.cards = []
+    sim.holders = []
+    sim.led_suit = -1
+    return fast_score(sim)
+
+
+def rollout(sim: Sim) -> list[int]:
+    """The Standard rollout: the flat path where it applies, else ``standard.rollout``."""
+    if flat_ok(sim.t):
+        return standard_rollout(sim)
+    if sim.t.game == "double":
+        return double_rollout(sim)
+    return _slow_rollout(sim)
+
+
+def standard_card(
+    ft: FastTables,
+    legal: int,
+    led: int,
+    wc: int,
+    best: int,
+    points: int,
+    net: int,
+    last: bool,
+) -> int:
+    """The Standard card (classic and 28-card games) for a hand with ``legal`` cards: ``led``
+    the suit to follow (-1: a lead), ``wc``/``best`` the winning card and its trick key,
+    ``points``/``net`` the positive and net points in the trick.  Same as ``standard_play``."""
+    if led < 0:
+        return _lowest_lead(legal)
+    follow = legal & SUIT[led]
+    if not follow:
+        cand = legal
+        if ft.trump:
+            under = legal & ~ft.hearts
+            if wc >= 0 and wc // 13 == 3:
+                under |= legal & ft.hearts & ((1 << wc) - 1)
+            if under:
+                cand = under
+        for c in ft.dump_order:
+            if cand >> c & 1:
+                return c
+    under = follow & ((1 << wc) - 1) if wc >= 0 and wc // 13 == led else follow
+    if not last:
+        if under:
+            return under.bit_length() - 1
+        return (follow & -follow).bit_length() - 1
+    heavy = ft.heavy
+    if net < 0:
+        safe = follow & ~heavy or follow
+        return safe.bit_length() - 1
+    if points > 0:
+        if under:
+            return under.bit_length() - 1
+        safe = follow & ~heavy or follow
+        return safe.bit_length() - 1
+    c = follow.bit_length() - 1
+    if (1 << c) & heavy and ft.key[led][c] > best:
+        rest = follow & ~heavy
+        if rest:
+            c = rest.bit_length() - 1
+    return c
+
+
+def double_rollout(sim: Sim) -> list[int]:
+    """``standard.rollout`` for Double Hearts, with the trick bookkeeping kept in locals (the
+    card choice is ``standard_play`` itself)."""
+    t = sim.t
+    st = standard_tables(t)
+    keys = t.key
+    hands = sim.hands
+    taken = sim.taken
+    won = sim.won
+    breakers = t.breakers
+    orders = t.orders
+    n = len(sim.order)
+    order = sim.order
+    trick_no = sim.trick_no
+    broken = sim.broken
+    flm = sim.first_lead_mask
+    played = sim.played
+    dead = sim.dead
+    cards = list(sim.cards)
+    holders = list(sim.holders)
+    led = sim.led_suit
+    face = sim.lead_face
+    while True:
+        start = len(cards)
+        for i in range(start, n):
+            h = order[i]
+            hand = hands[h]
+            legal = legal_mask(t, hand, trick_no, i, led, broken, flm)
+            if not legal & (legal - 1) and i:
+                c = legal.bit_length() - 1
+            else:
+                d = standard_play(
+                    st, legal, cards, led, face, n, trick_no == 0 and bool(flm) and not i
+                )
+                c = d & 63
+                if not i:
+                    face = d >> 6
+                    led = (DARK_FACE[c] if face else c) // 13
+            hands[h] = hand ^ (1 << c)
+            cards.append(c)
+            holders.append(h)
+        key = keys[face][led]
+        best = -1
+        winner = order[0]
+        m = 0
+        for c, h in zip(cards, holders, strict=True):
+            m |= 1 << c
+            k = key[c]
+            if k > best:
+                best = k
+                winner = h
+        played |= m
+        if trick_no == 0:
+            m |= dead
+        taken[winner] |= m
+        won[winner] += 1
+        if (m & ~dead if trick_no == 0 else m) & breakers:
+            broken = True
+        trick_no += 1
+        cards = []
+        holders = []
+        led = -1
+        face = 0
+        order = orders[winner]
+        if not hands[winner]:
+            break
+    sim.trick_no = trick_no
+    sim.broken = broken
+    sim.played = played
+    sim.order = order
+    sim.cards = []
+    sim.holders = []
+    sim.led_suit = -1
+    sim.lead_face = 0
+    return sim.score()

@@ -1,0 +1,198 @@
+"""Pro's and Expert's fast paths agree with the reference code, and Expert's inference is sound."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app.bots import choose_move
+from app.bots.fast import fast_tables, flat_ok, standard_card, standard_rollout
+from app.bots.inference import Plausibility
+from app.bots.knowledge import Knowledge
+from app.bots.policy import policy_move, policy_ok, policy_rollout
+from app.bots.standard import rollout, standard_play, standard_tables
+from app.engine import PRESETS, apply, make_rules, move_from_json, new_game, seats_to_act, view
+from app.engine.game import legal_mask
+from app.engine.playout import Sim, policy_playout
+
+from .test_bots import NO_CAP, _positions
+
+
+def _tables(preset: str):  # type: ignore[no-untyped-def]
+    from app.engine import tables_for
+
+    return tables_for(make_rules(preset))
+
+
+FLAT = sorted(p for p in PRESETS if flat_ok(_tables(p)))
+POLICY = sorted(p for p in PRESETS if policy_ok(_tables(p)))
+
+
+def _deals(preset: str, positions: int, per: int, base: int):  # type: ignore[no-untyped-def]
+    for s in _positions(preset, positions, base=base):
+        if s.phase != "play":
+            continue
+        seat = seats_to_act(s)[0]
+        k = Knowledge(view(s, seat), s.rules)
+        rng = random.Random(base)
+        for _ in range(per):
+            yield k, k.sample(rng)
+
+
+@pytest.mark.parametrize("preset", FLAT)
+def test_flat_standard_rollout_is_the_standard_rollout(
+    preset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The flat rollout plays exactly the Standard policy (so Pro's decisions do not change)."""
+    import app.bots.policy
+
+    monkeypatch.setattr(app.bots.policy, "SHOOT_SHARE", 99.0)  # no moon runner either
+    for k, deal in _deals(preset, 12, 4, 900):
+        a, b = k.sim(deal), k.sim(deal)
+        assert rollout(a) == standard_rollout(b)
+        assert a.taken == b.taken and a.won == b.won and a.hands == b.hands
+        # and the mixed rollout with no policy players is the Standard rollout too
+        if policy_ok(k.t):
+            assert policy_rollout(k.sim(deal), 0) == standard_rollout(k.sim(deal))
+
+
+@pytest.mark.parametrize("preset", FLAT)
+def test_standard_card_is_standard_play(preset: str) -> None:
+    for k, deal in _deals(preset, 10, 3, 1300):
+        p = Plausibility(k)
+        ft = fast_tables(k.t)
+        st = standard_tables(k.t)
+        for h, _c, trick_no, pos, before, led, face, broken, idx, ctx in p.events:
+            hand = deal[h] | p.later[idx][h]
+            legal = legal_mask(k.t, hand, trick_no, pos, led, broken, 0)
+            want = standard_play(st, legal, before, led, face, p.n_in_trick) & 63
+            assert standard_card(ft, legal, led, *ctx) == want
+
+
+@pytest.mark.parametrize("preset", POLICY)
+def test_policy_rollout_plays_the_policy(preset: str) -> None:
+    for k, deal in _deals(preset, 12, 3, 1700):
+        a, b = k.sim(deal), k.sim(deal)
+        assert policy_playout(a, policy_move) == policy_rollout(b)
+        assert a.taken == b.taken and a.won == b.won
+
+
+@pytest.mark.parametrize("preset", ["classic", "two-player-28", "hooligan"])
+def test_true_deal_is_fully_plausible_among_standard_players(preset: str) -> None:
+    """When everyone passes and plays by Standard, the true hidden hands explain every play and
+    the pass: their weight is 1; deals are drawn with weights in (0, 1]."""
+    rules = make_rules(preset, {"end": "hands", "hands": 1})
+    for g in range(3):
+        s = new_game(rules, 40 + g)
+        k_moves = 0
+        while s.phase != "over":
+            for seat in seats_to_act(s):
+                v = view(s, seat)
+                if s.phase == "play" and k_moves % 5 == 0:
+                    k = Knowledge(v, s.rules)
+                    p = Plausibility(k)
+                    truth = list(s.hands) + [s.dead]
+                    assert p.weight(truth) == 1.0
+                    rng = random.Random(k_moves)
+                    for _ in range(3):
+                        assert 0.0 < p.weight(p.draw(rng, 3)) <= 1.0
+                s = apply(s, seat, move_from_json(choose_move("standard", v, seed=0)))
+                k_moves += 1
+                if s.phase != "pass":
+                    break
+
+
+def test_expert_replays_with_inference_and_pruning() -> None:
+    for s in _positions("classic", 8, base=2100):
+        if s.phase != "play":
+            continue
+        seat = seats_to_act(s)[0]
+        v = view(s, seat)
+        a = choose_move("expert", v, seed=4, budget_ms=8, hard_cap_ms=NO_CAP)
+        b = choose_move("expert", v, seed=4, budget_ms=8, hard_cap_ms=NO_CAP)
+        assert a == b
+        apply(s, seat, move_from_json(a))
+
+
+def test_sims_are_not_consumed_by_reference() -> None:
+    """A rollout plays a copy: the sampled position is left as it was."""
+    for k, deal in _deals("classic", 4, 2, 77):
+        base = k.sim(deal)
+        before = (base.hands[:], base.taken[:], base.trick_no)
+        policy_rollout(base.copy())
+        standard_rollout(base.copy())
+        assert (base.hands, base.taken, base.trick_no) == before
+        assert isinstance(base, Sim)
+
+
+@pytest.mark.parametrize("preset", ["double-hearts", "double-hearts-3"])
+def test_double_rollout_is_the_standard_rollout(preset: str) -> None:
+    from app.bots.fast import double_rollout
+
+    for k, deal in _deals(preset, 14, 4, 950):
+        dead = deal[k.t.holders] if len(deal) > k.t.holders else 0
+        if k.trick_no == 0 and dead & k.t.breakers:
+            # the engine's Sim lets the face-down card break hearts; the rules (and apply) do
+            # not, and neither does the flat rollout
+            continue
+        a, b = k.sim(deal), k.sim(deal)
+        assert rollout(a) == double_rollout(b)
+        assert a.taken == b.taken and a.won == b.won and a.hands == b.hands
+
+
+@pytest.mark.parametrize("preset", FLAT)
+def test_fast_score_is_the_sims_score(preset: str) -> None:
+    from app.bots.fast import fast_score
+
+    from .test_bots import _random_position
+
+    opts: list[dict[str, object] | None] = [None]
+    if make_rules(preset).game == "classic":
+        opts += [{"no_trick_bonus": True}, {"moon": "self"}, {"omnibus": "JD"}]
+    for extra in opts:
+        for i in range(8):
+            s = _random_position(preset, 321 + i, extra)
+            if s.phase != "play":
+                continue
+            sim = Sim(s)
+            rollout(sim)
+            assert fast_score(sim) == sim.score()
+
+
+def _brute(sim: Sim) -> tuple[int, ...]:
+    """Max-n by plain enumeration (the solver's rule: lowest own score, then the most for the
+    others)."""
+    h = sim.order[len(sim.cards)]
+    best: tuple[int, ...] | None = None
+    m = sim.legal()
+    while m:
+        low = m & -m
+        m ^= low
+        s2 = sim.copy()
+        v = tuple(s2.score()) if s2.play(low.bit_length() - 1) else _brute(s2)
+        if best is None or (v[h], -(sum(v) - v[h])) < (best[h], -(sum(best) - best[h])):
+            best = v
+    assert best is not None
+    return best
+
+
+@pytest.mark.parametrize("preset", ["classic", "two-player-28", "omnibus", "classic-5-jokers"])
+def test_endgame_solver_is_exact(preset: str) -> None:
+    from app.bots.endgame import Solver
+    from app.engine import legal_moves
+
+    rules = make_rules(preset, {"passing": "none"})
+    checked = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        s = new_game(rules, seed)
+        while s.phase == "play" and max(x.bit_count() for x in s.hands) > 3:
+            seat = seats_to_act(s)[0]
+            s = apply(s, seat, rng.choice(legal_moves(s, seat)))
+        if s.phase != "play":
+            continue
+        sim = Sim(s)
+        assert Solver(sim.t, s.dead, sim.moon_choice).value(sim.copy()) == _brute(sim.copy())
+        checked += 1
+    assert checked > 20
