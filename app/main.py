@@ -31,6 +31,7 @@ from app.store import Fanout, PipelinedRedis, TableStore, keys, make_redis
 from app.tables import TableService
 from app.tables.computer import ComputerPlayers
 from app.tables.due import run_due_loop
+from app.workers import run_outbox_process
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +173,7 @@ class OutboxProcess:
 
         ctx = multiprocessing.get_context("spawn")
         self.process = ctx.Process(
-            target=run_outbox_process,
+            target=run_outbox_process,  # app.workers: imports little before its watch
             args=(
                 self.settings.redis_url,
                 self.settings.database_url,
@@ -203,31 +204,6 @@ class OutboxProcess:
         if process.is_alive():
             process.kill()
             await run_in_threadpool(process.join, 5)
-
-
-def run_outbox_process(
-    redis_url: str, database_url: str, stream: str, log_level: str = "info"
-) -> None:
-    """Entry point of the results writer process."""
-    import signal
-
-    from app.db import make_database
-    from app.db.outbox import OutboxWorker
-
-    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s %(message)s")
-
-    async def run() -> None:
-        stop = asyncio.Event()
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        redis = make_redis(redis_url)
-        database = make_database(database_url)
-        try:
-            await OutboxWorker(redis, database, stream=stream).run(stop)
-        finally:
-            await redis.aclose()
-            database.dispose()
-
-    asyncio.run(run())
 
 
 async def stop_services(services: Services) -> None:

@@ -9,7 +9,6 @@ so a game with computer players replays exactly.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import multiprocessing
 from collections.abc import Mapping
@@ -18,6 +17,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from app.bots import DEFAULT_BUDGET_MS, LEVELS, choose_move
+from app.workers import exit_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +47,12 @@ class ComputerPlayers:
                 self._executor = ThreadPoolExecutor(1, thread_name_prefix="bots")
             else:
                 # spawn: a clean interpreter per worker (forking a process with an event loop
-                # and threads running is not safe); each imports only the bots and the engine.
+                # and threads running is not safe); each imports only the bots and the engine,
+                # and ends with the server process.
                 self._executor = ProcessPoolExecutor(
                     self.workers,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=importlib.import_module,
+                    initializer=exit_with_parent,
                     initargs=("app.bots",),
                 )
         return self._executor
@@ -91,10 +92,11 @@ class ComputerPlayers:
                 self._reset()
         raise RuntimeError("the computer player pool keeps failing")
 
-    def _reset(self) -> None:
+    def _reset(self, wait: bool = False) -> None:
         old, self._executor = self._executor, None
         if old is not None:
-            old.shutdown(wait=False, cancel_futures=True)
+            old.shutdown(wait=wait, cancel_futures=True)
 
     def close(self) -> None:
-        self._reset()
+        """Stop the workers (waiting for them, so their resources are released cleanly)."""
+        self._reset(wait=True)

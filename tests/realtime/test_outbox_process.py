@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 
@@ -64,3 +65,55 @@ async def test_outbox_process_writes_records_and_stops(tmp_path: Path, namespace
         await redis.delete(stream)
         await redis.aclose()
     assert not outbox.process.is_alive()
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found.update(int(c) for c in (task / "children").read_text().split())
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def test_worker_processes_end_when_their_server_is_killed(namespace: str) -> None:
+    import os
+    import signal
+
+    from tests.realtime.harness import subprocess_server
+
+    env = {
+        "HEARTS_REDIS_URL": real_redis_url(),
+        "HEARTS_REDIS_NAMESPACE": namespace,
+        "HEARTS_SECRET_KEY": "test-secret-key-0123456789",
+        "HEARTS_BOT_WORKERS": "1",
+    }
+    try:
+        with subprocess_server(env) as (_address, proc):
+            workers: set[int] = set()
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:  # the bot worker and the results writer
+                workers = {c for c in _children(proc.pid) if _alive(c)}
+                if len(workers) >= 3:  # + multiprocessing's resource tracker
+                    break
+                await asyncio.sleep(0.2)
+            assert len(workers) >= 2, workers
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+            deadline = time.monotonic() + 15
+            while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+                await asyncio.sleep(0.2)
+            left = [w for w in workers if _alive(w)]
+            for pid in left:  # do not leave them behind if the test fails
+                os.kill(pid, signal.SIGKILL)
+            assert not left, [(w, Path(f"/proc/{w}/stat").read_text()[:80]) for w in left]
+    finally:
+        redis = make_redis(real_redis_url())
+        await redis.delete("{" + namespace + ":outbox}:results", f"{namespace}:due")
+        await redis.aclose()

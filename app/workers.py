@@ -1,0 +1,59 @@
+"""Entry points of the server's worker processes (computer players, the results writer).
+
+Each ends when its server process ends: a server killed outright (SIGKILL, out of memory)
+cannot stop its workers, and a spawned worker blocked on a queue does not notice; without the
+watch it would live on, orphaned. This module imports little, so that the watch starts before
+the heavy imports of a worker.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+import time
+
+
+def exit_with_parent(preload: str | None = None, every: float = 1.0) -> None:
+    """Watch the parent process from a daemon thread and end this process as soon as it is
+    gone; then import ``preload`` (a module the worker needs)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    if preload:
+        importlib.import_module(preload)
+
+
+def run_outbox_process(
+    redis_url: str, database_url: str, stream: str, log_level: str = "info"
+) -> None:
+    """The results writer (app.db.outbox) of one server, in a process of its own."""
+    exit_with_parent()
+    import asyncio
+    import logging
+    import signal
+
+    from app.db import make_database
+    from app.db.outbox import OutboxWorker
+    from app.store import make_redis
+
+    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s %(message)s")
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        redis = make_redis(redis_url)
+        database = make_database(database_url)
+        try:
+            await OutboxWorker(redis, database, stream=stream).run(stop)
+        finally:
+            await redis.aclose()
+            database.dispose()
+
+    asyncio.run(run())
