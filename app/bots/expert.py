@@ -4,10 +4,10 @@ Play (``search``):
 - **Plausible deals**: each deal of the unseen cards is drawn from ``PROPOSALS`` samples in
   proportion to how well it explains the other players' earlier plays and the pass this seat
   received (``inference.py``), instead of uniformly.
-- **A stronger model of play**: the hand is played out with Expert's rollout policy
-  (``policy.py``: card sense for the QS and high spades, safe leads, moon running and defence)
-  for every player, where Pro plays everyone as the seed's Standard.  Games without that policy
-  (28 cards, Double Hearts) use the Standard rollout.
+- **A stronger model of play**: the hand is played out with Expert's rollout policy for every
+  player, where Pro plays everyone as the seed's Standard (``policy.py`` for the classic and
+  dummy games: card sense for the QS and high spades, safe leads, moon running and defence;
+  ``policy_double.py`` for Double Hearts).  The 28-card game keeps the Standard rollout.
 - **Common random numbers and pruning**: every candidate is played out on the same deals; after
   each round of deals a candidate clearly worse than the best (paired over the same deals) is
   dropped, so the rest of the work goes to the close choices.
@@ -34,6 +34,7 @@ from app.engine import Layout, Rules, Tables, new_game, tables_for
 from app.engine.playout import Sim
 
 from .endgame import endgame_ok, solve_candidates
+from .fast import double_rollout
 from .fast import rollout as fast_rollout
 from .inference import Plausibility
 from .knowledge import Knowledge, View, mask_of_texts
@@ -94,6 +95,7 @@ def search(k: Knowledge, rng: random.Random, budget: Budget) -> int:
         return cands[0]
     std = standard_decision(k)
     smart = policy_ok(k.t)
+    double = k.t.game == "double"
     model = -1 if OPPONENT_MODEL == "policy" else sum(1 << h for h in k.mine)
     plaus = Plausibility(k) if INFERENCE else None
     seat = k.seat
@@ -131,8 +133,12 @@ def search(k: Knowledge, rng: random.Random, budget: Budget) -> int:
                 sm = base.copy()
                 if sm.play(d & CARD_BITS, d >> FACE_SHIFT):
                     pts = sm.score()
+                elif smart:
+                    pts = policy_rollout(sm, model)
+                elif double:
+                    pts = double_rollout(sm, model)
                 else:
-                    pts = policy_rollout(sm, model) if smart else fast_rollout(sm)
+                    pts = fast_rollout(sm)
                 vals[j].append(float(pts[seat]))
             spent += world_cost + len(alive) * roll_cost
         worlds += 1
@@ -294,7 +300,12 @@ def simulated_pass(
                 pts = policy_rollout(sim, model) if smart_roll else fast_rollout(sim)
             else:
                 g = new_game(play_rules, 0, [Layout(tuple(after), dead)])
-                pts = policy_rollout(Sim(g), model) if smart_roll else fast_rollout(Sim(g))
+                if smart_roll:
+                    pts = policy_rollout(Sim(g), model)
+                elif t.game == "double":
+                    pts = double_rollout(Sim(g), model)
+                else:
+                    pts = fast_rollout(Sim(g))
             vals[j].append(float(pts[seat]))
         spent += len(alive) * (1.0 if classic else 3.0)
         worlds += 1

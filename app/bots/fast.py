@@ -17,6 +17,7 @@ from app.engine import DARK_FACE, Tables
 from app.engine.game import legal_mask, settle_moon
 from app.engine.playout import Sim
 
+from .policy_double import double_policy_play, double_tables
 from .standard import rollout as _slow_rollout
 from .standard import standard_play, standard_tables
 
@@ -319,11 +320,13 @@ def standard_card(
     return c
 
 
-def double_rollout(sim: Sim) -> list[int]:
+def double_rollout(sim: Sim, smart: int = 0) -> list[int]:
     """``standard.rollout`` for Double Hearts, with the trick bookkeeping kept in locals (the
-    card choice is ``standard_play`` itself)."""
+    card choice is ``standard_play`` itself); holders in the bit mask ``smart`` play by Expert's
+    Double Hearts policy instead (``policy_double.py``)."""
     t = sim.t
     st = standard_tables(t)
+    dt = double_tables(t) if smart else None
     keys = t.key
     hands = sim.hands
     taken = sim.taken
@@ -350,9 +353,14 @@ def double_rollout(sim: Sim) -> list[int]:
             if not legal & (legal - 1) and i:
                 c = legal.bit_length() - 1
             else:
-                d = standard_play(
-                    st, legal, cards, led, face, n, trick_no == 0 and bool(flm) and not i
-                )
+                forced = trick_no == 0 and bool(flm) and not i
+                if dt is not None and smart >> h & 1:
+                    gone = played
+                    for x in cards:
+                        gone |= 1 << x
+                    d = double_policy_play(dt, hand, legal, cards, led, face, n, forced, gone)
+                else:
+                    d = standard_play(st, legal, cards, led, face, n, forced)
                 c = d & 63
                 if not i:
                     face = d >> 6

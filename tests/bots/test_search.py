@@ -196,3 +196,22 @@ def test_endgame_solver_is_exact(preset: str) -> None:
         assert Solver(sim.t, s.dead, sim.moon_choice).value(sim.copy()) == _brute(sim.copy())
         checked += 1
     assert checked > 20
+
+
+@pytest.mark.parametrize("preset", ["double-hearts", "double-hearts-3"])
+def test_double_policy_plays_legal_cards(preset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.bots.fast as fast
+    from app.bots.policy_double import double_policy_play
+
+    def checked(dt, hand, legal, cards, led, face, n, forced, gone):  # type: ignore[no-untyped-def]
+        d = double_policy_play(dt, hand, legal, cards, led, face, n, forced, gone)
+        assert legal >> (d & 63) & 1
+        assert not gone & hand
+        return d
+
+    monkeypatch.setattr(fast, "double_policy_play", checked)
+    for k, deal in _deals(preset, 10, 3, 4242):
+        sim = k.sim(deal)
+        pts = fast.double_rollout(sim, -1)
+        assert not any(sim.hands)
+        assert sum(pts) in (52, 52 * (k.t.n - 1))
