@@ -170,6 +170,7 @@ class OutboxProcess:
 
     def start(self) -> None:
         import multiprocessing
+        import os
 
         ctx = multiprocessing.get_context("spawn")
         self.process = ctx.Process(
@@ -179,6 +180,7 @@ class OutboxProcess:
                 self.settings.database_url,
                 results_stream(self.settings),
                 self.settings.log_level,
+                os.getpid(),
             ),
             name="hearts-outbox",
             daemon=True,

@@ -14,10 +14,15 @@ import threading
 import time
 
 
-def exit_with_parent(preload: str | None = None, every: float = 1.0) -> None:
+def exit_with_parent(
+    preload: str | None = None, parent: int | None = None, every: float = 1.0
+) -> None:
     """Watch the parent process from a daemon thread and end this process as soon as it is
-    gone; then import ``preload`` (a module the worker needs)."""
-    parent = os.getppid()
+    gone; then import ``preload`` (a module the worker needs).  ``parent`` is the server's pid,
+    given by the server: a parent that died before this runs is then noticed too (reading
+    ``getppid`` here would already give the adopting process)."""
+    if parent is None:
+        parent = os.getppid()
 
     def watch() -> None:
         while True:
@@ -31,10 +36,14 @@ def exit_with_parent(preload: str | None = None, every: float = 1.0) -> None:
 
 
 def run_outbox_process(
-    redis_url: str, database_url: str, stream: str, log_level: str = "info"
+    redis_url: str,
+    database_url: str,
+    stream: str,
+    log_level: str = "info",
+    parent: int | None = None,
 ) -> None:
     """The results writer (app.db.outbox) of one server, in a process of its own."""
-    exit_with_parent()
+    exit_with_parent(parent=parent)
     import asyncio
     import logging
     import signal

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 from collections.abc import Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -53,7 +54,7 @@ class ComputerPlayers:
                     self.workers,
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=exit_with_parent,
-                    initargs=("app.bots",),
+                    initargs=("app.bots", os.getpid()),
                 )
         return self._executor
 

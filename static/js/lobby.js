@@ -37,7 +37,7 @@ class Lobby {
     this.root = root;
     this.presets = [];
     this.options = [];
-    this.botLevels = ["easy", "standard", "pro"];
+    this.botLevels = ["easy", "standard", "pro", "expert"];
     this.tables = new Map();
     this.socket = null;
     this.onIdentity = () => {

@@ -638,7 +638,7 @@ class TablePage {
     if (isHost && t.status === "waiting") {
       if (s.kind === "open") {
         const level = h("select", { "aria-label": `Computer level for seat ${seat + 1}`, class: "small" },
-          ["easy", "standard", "pro"].map((l) => h("option", { value: l, selected: l === "standard" }, botLabel(l))));
+          ["easy", "standard", "pro", "expert"].map((l) => h("option", { value: l, selected: l === "standard" }, botLabel(l))));
         buttons.push(h("span", { class: "add-bot" }, level,
           h("button", { type: "button", class: "btn small", onclick: () => this.send("add_bot", { seat, level: level.value }) }, "Add computer")));
       } else if (s.kind === "bot") {
