@@ -7,12 +7,13 @@ Play (``search``):
 - **A stronger model of play**: the hand is played out with Expert's rollout policy for every
   player, where Pro plays everyone as the seed's Standard (``policy.py`` for the classic and
   dummy games: card sense for the QS and high spades, safe leads, moon running and defence;
-  ``policy_double.py`` for Double Hearts).  The 28-card game keeps the Standard rollout.
+  ``policy_double.py`` for Double Hearts; in the 28-card game the classic policy with trumps).
 - **Common random numbers and pruning**: every candidate is played out on the same deals; after
   each round of deals a candidate clearly worse than the best (paired over the same deals) is
   dropped, so the rest of the work goes to the close choices.
-- **Exact last tricks** in the 28-card game: once no hand holds more than six cards, each deal
-  is solved exactly (``endgame.py``) instead of rolled out.
+- **Exact last tricks** (``endgame.py``, off by default: ``ENDGAME_CARDS``): each deal solved
+  exactly once no hand holds more than a few cards.  Measured no better than the rollouts (the
+  perfect-information play is over-optimistic), so it is not used; the code and its test stay.
 - The work is counted in full-rollout units (a rollout costs in proportion to the cards left,
   drawing and weighing a deal and a solved position their measured share), so a decision is a
   function of the view, the seed and the budget; the wall clock only stops it at the hard cap.
@@ -65,7 +66,7 @@ MAX_WORLDS = 2000
 PROPOSALS = 4
 # exact play of the last tricks once no hand holds more than this many cards; the cost of one
 # searched position, in full rollouts (measured)
-ENDGAME_CARDS = {"twentyeight": 6}  # classic at 3 measured worse: see docs/bots.md
+ENDGAME_CARDS: dict[str, int] = {}  # measured no better (docs/bots.md): {"twentyeight": 6}
 NODE_COST = 0.012
 # drawing one proposed deal, and weighing one observed play, in full rollouts (measured)
 DEAL_COST = 0.15

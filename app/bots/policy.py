@@ -17,9 +17,10 @@ followed by sensible play:
 - **Moon defence**: when one player holds every point taken so far and at least half of them,
   the others take a trick with points from that player when they can, and stop feeding it points.
 
-The classic game (3, 4 or 5 players, every option) and the dummy game use it (there nobody runs
-for the moon: the dummy takes tricks too); the 28-card game (hearts are trumps) and Double Hearts
-(two faces) keep Standard rollouts (``fast.py``).
+The classic game (3, 4 or 5 players, every option), the dummy game (there nobody runs for the
+moon: the dummy takes tricks too) and the 28-card game use it; in the 28-card game a void hand
+trumps with its lowest heart to run for the moon or to stop a runner, and otherwise sheds as
+above.  Double Hearts has its own policy (``policy_double.py``).
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class PolicyTables:
         # the cards that count as "the QS": every penalty card worth more than one point
         self.heavy = st.heavy
         self.qs_scores = bool(t.pos_value[QS] > 1)
+        self.trump = t.game == "twentyeight"
+        self.hearts = SUIT[HEARTS] & t.deck
         # heaviest first, then the highest rank
         self.heavy_order = tuple(
             sorted(
@@ -88,7 +91,7 @@ def policy_ok(t: Tables) -> bool:
 
 
 # the games whose searches use the policy (the others: Standard rollouts)
-POLICY_GAMES = ("classic", "dummy")
+POLICY_GAMES = ("classic", "dummy", "twentyeight")
 
 
 def _lead(pt: PolicyTables, hand: int, legal: int, gone: int) -> int:
@@ -132,6 +135,11 @@ def _lead(pt: PolicyTables, hand: int, legal: int, gone: int) -> int:
 
 
 def _discard(pt: PolicyTables, hand: int, legal: int, gone: int, feed_ok: bool) -> int:
+    if pt.trump and not feed_ok:
+        # hearts are trumps (28 cards): take the trick from a moon runner with a low heart
+        hearts = legal & pt.hearts
+        if hearts:
+            return (hearts & -hearts).bit_length() - 1
     if not feed_ok:
         # the trick goes to a player running for the moon: give it nothing that scores
         safe = legal & ~pt.pos_mask
@@ -198,6 +206,9 @@ def _shoot(
         return best_c if best_c >= 0 else (legal & -legal).bit_length() - 1
     follow = legal & SUIT[led]
     if not follow:
+        if pt.trump and legal & pt.hearts:
+            h = legal & pt.hearts
+            return (h & -h).bit_length() - 1  # trump it
         safe = legal & ~pt.pos_mask
         m = safe or legal
         return (m & -m).bit_length() - 1 if m & ~pt.jokers else m.bit_length() - 1
