@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
 import logging
 import secrets
@@ -23,6 +24,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.routes import router as api_router
 from app.api.sessions import SessionChanges
+from app.db import Database
 from app.deps import Identity, Services
 from app.realtime.endpoint import router as ws_router
 from app.realtime.hub import Hubs
@@ -110,7 +112,13 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
         hard_cap_ms=settings.bot_hard_cap_ms,
     )
     computer.start()
-    tables = TableService(store, settings, instance_id=instance_id, computer=computer)
+    tables = TableService(
+        store,
+        settings,
+        instance_id=instance_id,
+        computer=computer,
+        find_game_id=functools.partial(find_game_id, database),
+    )
     fanout = Fanout(
         redis, keys.instance_channel(settings.redis_namespace, instance_id), direct=store.fast
     )
@@ -146,6 +154,13 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
         services.background.append(asyncio.create_task(outbox.watch(stop), name="outbox"))
     log.info("instance %s up (redis %s)", instance_id, settings.redis_url.split("@")[-1])
     return services
+
+
+async def find_game_id(database: Database, table_id: str, game_no: int) -> int | None:
+    """A finished game's id in SQL (for its replay link), off the event loop."""
+    from app.db.stats import ended_game_id
+
+    return await run_in_threadpool(ended_game_id, database, table_id, game_no)
 
 
 def results_stream(settings: Settings) -> str:

@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     # Wall-clock safety cap on one decision in ms (0 = each level's own cap). A cap that cuts a
     # search short is the only thing that can make a replay differ, on an overloaded machine.
     bot_hard_cap_ms: int = Field(default=0, ge=0, le=60_000)
+    # After a hand ends nobody plays for this long, so everyone can read the hand's result
+    # (0 = the next hand opens at once: tests, benchmarks).
+    hand_pause_ms: int = Field(default=3000, ge=0, le=60_000)
     # How often each instance looks for due bot turns and timers.
     due_poll_seconds: float = Field(default=0.2, gt=0, le=10)
     # A claimed due item is retried after this long if the claiming instance died.

@@ -102,6 +102,8 @@ def servers(
                 "HEARTS_SECRET_KEY": SECRET,
                 "HEARTS_PORT": str(port),
                 "HEARTS_TURN_TIMER_SECONDS": "0",
+                # No pause between hands (--hands 2 and up): the players move at once.
+                "HEARTS_HAND_PAUSE_MS": "0",
                 "HEARTS_WS_RATE_PER_SECOND": "1000",
                 "HEARTS_LOG_LEVEL": "warning",
                 "HEARTS_MIGRATE_ON_START": "true" if i == 0 else "false",

@@ -32,6 +32,9 @@ class TableIn(BaseModel):
     private: bool = False
     # Seconds per turn (0 = off); omitted: the server default for public tables, off otherwise.
     turn_timer: int | None = Field(default=None, ge=0, le=3600)
+    # Computer players from the start: {"1": "pro", "2": "easy"} (seat -> level; seat 0 is
+    # the creator's). Checked by the table service: 422 bad_seat / bad_level.
+    bots: dict[str, Any] = Field(default_factory=dict)
 
 
 @router.post("/guest")
@@ -90,6 +93,7 @@ async def create_table(
             body.options,
             private=body.private,
             turn_timer=body.turn_timer,
+            bots=body.bots,
         )
     except TableError as exc:
         raise _error(422, exc.code, exc.message) from None

@@ -242,6 +242,18 @@ def load_game(session: Session, game_id: int) -> tuple[Game, list[GameSeat], lis
     return game, seats, hands
 
 
+def ended_game_id(db: Database, table_id: str, game_no: int) -> int | None:
+    """The id (as ``/api/games/{id}`` and its replay take it) of a live table's game once its
+    game record is stored, else None."""
+    with db.session() as session:
+        game_id: int | None = session.exec(
+            select(Game.id).where(
+                Game.table_id == table_id, Game.game_no == game_no, col(Game.status).in_(ENDED)
+            )
+        ).first()
+    return game_id
+
+
 def game_detail(db: Database, game_id: int) -> GameDetail | None:
     with db.session() as session:
         loaded = load_game(session, game_id)

@@ -146,8 +146,9 @@ class _Suspended:
 
 
 class StateMessages:
-    """The state messages of one table version: the views are built once for every seat
-    (``engine.all_views``), and each distinct message is encoded once, whatever the number of
+    """The state messages of one table version: the common part of the views is built once
+    (``engine.view(state, None)``), then the view of each seat that has a socket here
+    (``engine.seat_view``), and each distinct message is encoded once, whatever the number of
     sockets that get it."""
 
     SHEET_KEYS = ("history", "previous_tricks")
@@ -166,7 +167,7 @@ class StateMessages:
         self.table_json = orjson.dumps(table.public_json())
         self.events_json = orjson.dumps(events[1]) if events else b"[]"
         self.hands = len(state.history) if state is not None else 0
-        self._views: dict[bool, tuple[dict[str, object], list[dict[str, object]]]] = {}
+        self._public: dict[bool, dict[str, object]] = {}
         self._view_json: dict[tuple[int | None, bool], bytes] = {}
         self._messages: dict[tuple[int | None, bool, bool, bool], bytes] = {}
 
@@ -176,11 +177,11 @@ class StateMessages:
         key = (seat, sheet)
         encoded = self._view_json.get(key)
         if encoded is None:
-            views = self._views.get(sheet)
-            if views is None:
-                views = self._views[sheet] = engine.all_views(self.state, sheet=sheet)
-            encoded = orjson.dumps(views[0] if seat is None else views[1][seat])
-            self._view_json[key] = encoded
+            public = self._public.get(sheet)
+            if public is None:
+                public = self._public[sheet] = engine.view(self.state, None, sheet)
+            view = public if seat is None else engine.seat_view(self.state, seat, public)
+            encoded = self._view_json[key] = orjson.dumps(view)
         return encoded
 
     def for_socket(self, conn: Connection, seat: int | None, with_events: bool) -> bytes:
@@ -264,7 +265,8 @@ class TableHub:
         if last is None or last < table.version or last > table.version:
             seat = table.seat_of(conn.player_id) if conn.player_id else None
             conn.sheet_hands, conn.table_json = -1, None  # a join gets everything
-            msg = StateMessages(table, state, None).for_socket(conn, seat, False)
+            now_ms = self.hubs.service.clock()
+            msg = StateMessages(table, state, None, now_ms).for_socket(conn, seat, False)
             if resync or (last is not None and last > table.version):
                 msg = msg[:-1] + b',"resync":true}'
             conn.send(msg)
@@ -353,7 +355,7 @@ class TableHub:
             if conn.state_version >= table.version:
                 continue
             if messages is None:
-                messages = StateMessages(table, state, events)
+                messages = StateMessages(table, state, events, self.hubs.service.clock())
             seat = table.seat_of(conn.player_id) if conn.player_id else None
             with_events = events is not None and events[0] > conn.event_version
             conn.state_version = table.version

@@ -8,8 +8,9 @@ class TableError(Exception):
 
     Codes: ``unknown_table``, ``stale_version``, ``not_seated``, ``seat_taken``, ``bad_seat``,
     ``already_seated``, ``not_host``, ``seats_open``, ``wrong_status``, ``bad_level``,
-    ``bad_chat``, ``forbidden``, ``busy``, ``bad_options``, ``too_many_tables`` and every
-    engine reason code (``not_your_turn``, ``must_follow_suit``, ...), passed on unchanged.
+    ``bad_chat``, ``between_hands``, ``forbidden``, ``busy``, ``bad_options``,
+    ``too_many_tables`` and every engine reason code (``not_your_turn``, ``must_follow_suit``,
+    ...), passed on unchanged.
     """
 
     def __init__(self, code: str, message: str) -> None:

@@ -112,9 +112,14 @@ class Table:
     # How the last game ended: "finished", "abandoned" (no person left, or idle too long), or
     # None while it runs.
     ended: str | None = None
-    # When the current game and hand began (ms).
+    # When the current game and hand began, and when the last game ended (ms).
     game_started_ms: float | None = None
     hand_started_ms: float | None = None
+    game_ended_ms: float | None = None
+    # After a hand ends, nobody acts until this time (ms): a pause to read the result.
+    pause_until_ms: float | None = None
+    # The last game's id in SQL (app.db, the replay API), once the results writer stored it.
+    game_id: int | None = None
 
     def clone(self) -> Table:
         """A copy to change: the seats and every list or dict a change edits in place are
@@ -171,6 +176,9 @@ class Table:
             "ended": self.ended,
             "game_started_ms": self.game_started_ms,
             "hand_started_ms": self.hand_started_ms,
+            "game_ended_ms": self.game_ended_ms,
+            "pause_until_ms": self.pause_until_ms,
+            "game_id": self.game_id,
         }
 
     @classmethod
@@ -206,6 +214,9 @@ class Table:
             ended=obj.get("ended"),
             game_started_ms=obj.get("game_started_ms"),
             hand_started_ms=obj.get("hand_started_ms"),
+            game_ended_ms=obj.get("game_ended_ms"),
+            pause_until_ms=obj.get("pause_until_ms"),
+            game_id=obj.get("game_id"),
         )
 
     def public_json(self) -> dict[str, Any]:
@@ -225,6 +236,8 @@ class Table:
             "turn_timer": self.turn_timer,
             "deadline_ms": self.deadline_ms,
             "deadline_seats": self.deadline_seats,
+            "pause_until_ms": self.pause_until_ms,
+            "game_id": self.game_id,
             "spectators": self.spectators,
             "seats": [
                 {

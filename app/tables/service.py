@@ -11,13 +11,13 @@ each instance's realtime hub turns the published notice into per-seat views.
 from __future__ import annotations
 
 import asyncio
-import html
 import logging
+import math
 import random
 import secrets
 import time
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,12 @@ DEFAULT_BOT_LEVEL = "standard"
 MOVE_IDS_KEPT = 16  # per player, for resent-move detection
 MAX_ATTEMPTS = 20  # compare-and-set retries before answering "busy"
 BOT_MEMO_SIZE = 2000  # computer decisions kept for a retried compare-and-set
+# Looking up a finished game's stored id (the results writer stores it a moment after the
+# game ends): first after this long, then after as long again as has passed (at most
+# RECORD_STEP_MS between looks), until RECORD_WAIT_MS after the end.
+RECORD_FIRST_MS = 500.0
+RECORD_STEP_MS = 30_000.0
+RECORD_WAIT_MS = 300_000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,8 @@ class Change:
 
 
 Mutation = Callable[[Table, Any, float], Change]
+# The stored id of a table's game (table id, game number), or None while it is not written.
+FindGameId = Callable[[str, int], Awaitable[int | None]]
 
 
 def _now_ms() -> float:
@@ -87,6 +95,7 @@ class TableService:
         clock: Callable[[], float] = _now_ms,
         rng: random.Random | None = None,
         computer: ComputerPlayers | None = None,
+        find_game_id: FindGameId | None = None,
     ) -> None:
         self.store = store
         self.settings = settings
@@ -97,6 +106,9 @@ class TableService:
         self.computer = computer or ComputerPlayers(
             0, budget_ms=settings.bot_budget_ms, hard_cap_ms=settings.bot_hard_cap_ms
         )
+        # The SQL side's id of a finished game (app.db), for the replay link; without it none
+        # is looked up.
+        self.find_game_id = find_game_id
         # Told of every change this instance commits (table id, the published notice), so
         # its own sockets need not wait for the notice to come back through Redis.
         self.committed: Callable[[str, dict[str, Any]], None] | None = None
@@ -145,7 +157,11 @@ class TableService:
         *,
         private: bool = False,
         turn_timer: int | None = None,
+        bots: Mapping[str, object] | Mapping[int, object] | None = None,
     ) -> Table:
+        """A new table with ``actor`` in seat 0 as its host, and computer players in the seats
+        ``bots`` names (seat number -> level). Every value is checked before anything is
+        stored: a bad one raises and creates nothing."""
         try:
             rules = engine.make_rules(preset, options)
         except engine.RulesError as exc:
@@ -154,6 +170,7 @@ class TableService:
             turn_timer = 0 if private else self.settings.turn_timer_seconds
         if not 0 <= turn_timer <= 3600:
             raise TableError("bad_timer", "turn_timer must be between 0 and 3600 seconds")
+        computers = _bot_seats(bots or {}, rules.players)
         now = self.clock()
         table = Table(
             id=secrets.token_urlsafe(8).replace("-", "x").replace("_", "y"),
@@ -170,8 +187,11 @@ class TableService:
         )
         # The creator sits in the first seat.
         table.seats[0] = Seat(kind="human", player_id=actor.player_id, name=actor.name)
-        event = {"kind": "created", "by": actor.name}
-        result = await self._commit(table, None, None, Change(events=[event]), expected=0)
+        events: list[dict[str, Any]] = [{"kind": "created", "by": actor.name}]
+        for seat_no, level in computers.items():
+            table.seats[seat_no] = Seat(kind="bot", level=level)
+            events.append({"kind": "bot_added", "seat": seat_no, "level": level})
+        result = await self._commit(table, None, None, Change(events=events), expected=0)
         if not result:
             raise TableError("busy", "table id collision; try again")
         table.version = 1
@@ -238,8 +258,7 @@ class TableService:
     async def add_bot(
         self, table_id: str, actor: Actor, seat_no: int, level: str = DEFAULT_BOT_LEVEL
     ) -> int:
-        if level not in BOT_LEVELS:
-            raise TableError("bad_level", f"computer level must be one of {', '.join(BOT_LEVELS)}")
+        _check_level(level)
 
         def fn(table: Table, state: Any, now: float) -> Change:
             self._require_host(table, actor)
@@ -296,6 +315,8 @@ class TableService:
         table.game_started_ms = table.hand_started_ms = self.clock()
         table.bot_due_ms = None
         table.deadline_ms = None
+        table.pause_until_ms = table.game_ended_ms = None
+        table.game_id = None
         for seat in table.seats:
             seat.vacated = False if seat.kind == "human" else seat.vacated
             person = seat.kind == "human"
@@ -376,12 +397,13 @@ class TableService:
             )
 
         def fn(table: Table, state: Any, now: float) -> Change:
+            # Sent as typed, like every name: clients insert it as text (docs/protocol.md).
             event = {
                 "kind": "chat",
                 "player_id": actor.player_id,
-                "name": html.escape(actor.name),
+                "name": actor.name,
                 "seat": table.seat_of(actor.player_id),
-                "text": html.escape(clean),
+                "text": clean,
                 "ts": int(now),
             }
             return Change(events=[event], state_changed=False)
@@ -417,6 +439,9 @@ class TableService:
             if table.status != "playing" or state is None:
                 raise TableError("wrong_status", "the game has not started")
             seat_no = self._my_seat(table, actor)
+            if table.pause_until_ms is not None and now < table.pause_until_ms:
+                left = math.ceil((table.pause_until_ms - now) / 1000)
+                raise TableError("between_hands", f"the next hand opens in {left} s")
             try:
                 new_state = engine.apply(state, seat_no, move)
             except engine.IllegalMove as exc:
@@ -456,7 +481,10 @@ class TableService:
                 table, state, _cached = await self._load(table_id)
                 before = table.lobby_json(0)
                 now = self.clock()
-                change, seat_no = self._due_change(table, state, now)
+                if table.status == "over":
+                    change, seat_no = await self._recorded_change(table, now), None
+                else:
+                    change, seat_no = self._due_change(table, state, now)
                 if seat_no is not None:
                     move = await self._computer_move(table, state, seat_no)
                     self._apply_computer_move(table, state, seat_no, move, change)
@@ -478,6 +506,10 @@ class TableService:
             return Change(commit=False), None
         if now >= table.updated_ms + self.settings.idle_table_ttl_seconds * 1000:
             return Change(abandon="idle"), None
+        # Between hands nobody acts; once the pause is over, the commit's schedule opens the
+        # next hand (fresh deadline, computers after their natural delay).
+        between = table.pause_until_ms is not None
+        resumed = table.pause_until_ms is not None and table.pause_until_ms <= now
         events: list[dict[str, Any]] = []
         actors = engine.seats_to_act(state)
         grace_ms = self.settings.disconnect_grace_seconds * 1000
@@ -498,15 +530,45 @@ class TableService:
                     events.append({"kind": "away", "seat": i, "reason": "timeout"})
             table.deadline_ms = None
             table.deadline_seats = []
-        if events and any(table.seats[i].computer_plays for i in actors):
+        if events and not between and any(table.seats[i].computer_plays for i in actors):
             table.bot_due_ms = min(table.bot_due_ms or now, now)
         seat_no = None
-        if table.bot_due_ms is not None and table.bot_due_ms <= now:
+        if not between and table.bot_due_ms is not None and table.bot_due_ms <= now:
             seat_no = next((i for i in actors if table.seats[i].computer_plays), None)
             table.bot_due_ms = None
-        if not events and seat_no is None:
+        if not events and seat_no is None and not resumed:
             return Change(commit=False), None
         return Change(events=events), seat_no
+
+    async def _recorded_change(self, table: Table, now: float) -> Change:
+        """A finished game's stored id, once the results writer has stored it (else no
+        change: ``_next_due`` looks again later)."""
+        if self.find_game_id is None or self._record_due(table, now) is None:
+            return Change(commit=False)
+        try:
+            game_id = await self.find_game_id(table.id, table.game_no)
+        except Exception:
+            log.exception("could not look up the stored game of table %s", table.id)
+            return Change(commit=False)
+        if game_id is None:
+            return Change(commit=False)
+        table.game_id = game_id
+        event = {"kind": "recorded", "game_no": table.game_no, "game_id": game_id}
+        return Change(events=[event])
+
+    def _record_due(self, table: Table, now: float) -> float | None:
+        """When to look for the last game's stored id next, or None (found, or given up)."""
+        if (
+            self.find_game_id is None
+            or table.status != "over"
+            or table.game_id is not None
+            or table.game_ended_ms is None
+        ):
+            return None
+        waited = now - table.game_ended_ms
+        if waited > RECORD_WAIT_MS:
+            return None
+        return now + min(max(waited, RECORD_FIRST_MS), RECORD_STEP_MS)
 
     def _level_of(self, seat: Seat) -> str:
         if seat.kind == "bot" and seat.level in BOT_LEVELS:
@@ -616,9 +678,9 @@ class TableService:
 
     async def _fix_due(self, table: Table, state: Any, now: float) -> None:
         """After a no-op visit (e.g. a claimed due item that was not due after all)."""
-        if table.status == "playing" and state is not None:
+        if table.status == "playing" and state is not None and table.pause_until_ms is None:
             self._schedule(table, state, state, now)
-        await self.store.set_due_if_version(table.id, table.version, self._next_due(table))
+        await self.store.set_due_if_version(table.id, table.version, self._next_due(table, now))
 
     async def _commit(
         self,
@@ -641,13 +703,27 @@ class TableService:
             if state.phase == "over":
                 table.status = "over"
                 table.ended = "finished"
+                table.game_ended_ms = now
                 change.events.append(
-                    {"kind": "game_over", "winners": _winners(state), "scores": _scores(state)}
+                    {
+                        "kind": "game_over",
+                        "game_no": table.game_no,
+                        "winners": _winners(state),
+                        "scores": _scores(state),
+                    }
                 )
+            elif (
+                old_state is not None
+                and len(state.history) > len(old_state.history)
+                and self.settings.hand_pause_ms > 0
+            ):
+                # A hand ended: a pause to read its result before anyone plays on.
+                table.pause_until_ms = now + self.settings.hand_pause_ms
         if change.abandon is not None and table.status == "playing" and state is not None:
             records.append(await self._abandoned(table, state, change.moves, now))
             table.status = "over"
             table.ended = "abandoned"
+            table.game_ended_ms = now
             change.events.append({"kind": "abandoned", "reason": change.abandon})
         table.move_no += len(change.moves)
         if table.status == "playing" and state is not None:
@@ -656,6 +732,7 @@ class TableService:
             table.deadline_ms = None
             table.deadline_seats = []
             table.bot_due_ms = None
+            table.pause_until_ms = None
         table.updated_ms = now
         ttl = self._ttl(table)
         for event in change.events:
@@ -663,7 +740,7 @@ class TableService:
         note = {"v": new_version, "s": 1 if change.state_changed else 0, "events": change.events}
         message = orjson.dumps(note)
         blob = orjson.dumps(table.to_json()) if change.state_changed else None
-        due = self._next_due(table)
+        due = self._next_due(table, now)
         result = await self.store.commit(
             table.id,
             expected_version=expected,
@@ -708,6 +785,15 @@ class TableService:
         self, table: Table, old_state: Any, state: Any, now: float, *, moved: bool = False
     ) -> None:
         """Set the turn deadline and the computer's next action from whose turn it is."""
+        if table.pause_until_ms is not None:
+            if now < table.pause_until_ms:
+                # Between hands nobody acts: the clocks start when the pause is over.
+                table.deadline_ms = None
+                table.deadline_seats = []
+                table.bot_due_ms = None
+                return
+            table.pause_until_ms = None
+            moved = True  # the next hand opens now: fresh deadline and computer delay
         actors = engine.seats_to_act(state)
         humans = [i for i in actors if not table.seats[i].computer_plays]
         computers = [i for i in actors if table.seats[i].computer_plays]
@@ -743,10 +829,12 @@ class TableService:
         else:
             table.bot_due_ms = None
 
-    def _next_due(self, table: Table) -> float | None:
+    def _next_due(self, table: Table, now: float) -> float | None:
         if table.status != "playing":
-            return None
-        times = [t for t in (table.deadline_ms, table.bot_due_ms) if t is not None]
+            return self._record_due(table, now)
+        times = [
+            t for t in (table.deadline_ms, table.bot_due_ms, table.pause_until_ms) if t is not None
+        ]
         # An idle game is recorded as abandoned (then expires like a finished one).
         times.append(table.updated_ms + self.settings.idle_table_ttl_seconds * 1000)
         grace_ms = self.settings.disconnect_grace_seconds * 1000
@@ -888,6 +976,32 @@ class _TableLock(asyncio.Lock):
 class _Committed:
     version: int
     result: Any
+
+
+def _check_level(level: object) -> str:
+    if not isinstance(level, str) or level not in BOT_LEVELS:
+        raise TableError(
+            "bad_level", f"computer level {level!r} is not one of {', '.join(BOT_LEVELS)}"
+        )
+    return level
+
+
+def _bot_seats(bots: Mapping[str, object] | Mapping[int, object], players: int) -> dict[int, str]:
+    """Checked computer seats for a new table: seat number (an int, or its decimal text as
+    JSON object keys are) -> level. Seat 0 is the creator's."""
+    seats: dict[int, str] = {}
+    for key, level in bots.items():
+        seat_no = key if isinstance(key, int) and not isinstance(key, bool) else None
+        if isinstance(key, str) and key.isascii() and key.isdigit() and str(int(key)) == key:
+            seat_no = int(key)
+        if seat_no is None or not 0 <= seat_no < players:
+            raise TableError("bad_seat", f"computer seat {key!r}: seats are 0 to {players - 1}")
+        if seat_no == 0:
+            raise TableError("bad_seat", "seat 0 is the creator's; computers go in seats 1 and up")
+        if seat_no in seats:
+            raise TableError("bad_seat", f"seat {seat_no} is named twice")
+        seats[seat_no] = _check_level(level)
+    return dict(sorted(seats.items()))
 
 
 def public_move(move: Any) -> dict[str, Any]:

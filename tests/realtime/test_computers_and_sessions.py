@@ -26,6 +26,7 @@ def make_settings(tmp_path: Any, **extra: Any) -> Settings:
         "turn_timer_seconds": 0,
         "bot_delay_min_ms": 0,
         "bot_delay_max_ms": 0,
+        "hand_pause_ms": 0,
         "due_poll_seconds": 0.05,
         "ws_rate_per_second": 1000,
         "secret_key": SECRET,

@@ -34,12 +34,13 @@ PUBLIC_PLAYED = ("trick", "tricks", "previous_tricks", "history")
 SHORT = {"end": "hands", "hands": 2}
 
 
-def settings_for(tmp_path: Any, **extra: Any) -> Settings:
+def settings_for(tmp_path: Any, hand_pause_ms: int = 0, **extra: Any) -> Settings:
     return Settings(
         database_url=f"sqlite:///{tmp_path}/hearts.sqlite3",
         turn_timer_seconds=0,
         bot_delay_min_ms=0,
         bot_delay_max_ms=0,
+        hand_pause_ms=hand_pause_ms,
         due_poll_seconds=0.05,
         ws_rate_per_second=1000,
         **extra,
@@ -113,8 +114,10 @@ def scan(
     seed: int,
     applied: dict[int, tuple[int, dict[str, Any]]],
     start_version: int,
+    paused: set[int],
 ) -> int:
-    """Check every message one recipient got; returns how many state messages were checked."""
+    """Check every message one recipient got; returns how many state messages were checked.
+    ``paused`` gets the versions that were sent between hands (the pause after a hand)."""
     versions = sorted(applied)
     checked = 0
     allowed_extra = set(CARD_TOKEN.findall(orjson.dumps(rules.to_options()).decode()))
@@ -141,6 +144,9 @@ def scan(
             s, move = applied[v]
             state = engine.apply(state, s, engine.move_from_json(move))
         expected = orjson.loads(orjson.dumps(engine.view(state, seat)))
+        if seat is not None and msg["table"]["pause_until_ms"] is not None:
+            expected["legal"] = None  # between hands nobody may act
+            paused.add(version)
         assert msg["view"] == expected, f"seat {seat} got a view that is not its own at v{version}"
         # Played cards (tricks, history) are public even when the same card names sit in
         # another hand of a later deal; scan everything else.
@@ -161,7 +167,8 @@ async def test_full_game_of_every_preset_with_leak_scan(
     preset: str, options: dict[str, Any], tmp_path: Any
 ) -> None:
     fake = fakeredis.FakeServer()
-    settings = settings_for(tmp_path)
+    # A short pause between hands: the clients see no legal move during it and play on after.
+    settings = settings_for(tmp_path, hand_pause_ms=50)
     async with in_process_server(settings, fake) as address:
         rules0 = engine.make_rules(preset)
         players = rules0.players
@@ -193,9 +200,11 @@ async def test_full_game_of_every_preset_with_leak_scan(
         final = await spectator.wait_state(lambda m: m["table"]["status"] == "over")
         assert final["view"]["phase"] == "over" and final["view"]["winners"]
         await asyncio.sleep(0.1)
+        paused: set[int] = set()
         for seat, client in enumerate(clients):
-            assert scan(client, seat, rules, seed, applied, start_version) > 0
-        assert scan(spectator, None, rules, seed, applied, start_version) > 0
+            assert scan(client, seat, rules, seed, applied, start_version, paused) > 0
+        assert scan(spectator, None, rules, seed, applied, start_version, paused) > 0
+        assert paused, "no state was sent during the pause after the first hand"
         for client in (*clients, spectator):
             await client.close()
         await redis.aclose()

@@ -43,6 +43,7 @@ async def two_instances(kind: str, tmp_path: Any) -> AsyncIterator[tuple[str, st
             "turn_timer_seconds": 0,
             "bot_delay_min_ms": 0,
             "bot_delay_max_ms": 0,
+            "hand_pause_ms": 0,
             "due_poll_seconds": 0.05,
             "ws_rate_per_second": 1000,
             "secret_key": SECRET,
@@ -64,6 +65,7 @@ async def two_instances(kind: str, tmp_path: Any) -> AsyncIterator[tuple[str, st
         "HEARTS_TURN_TIMER_SECONDS": "0",
         "HEARTS_BOT_DELAY_MIN_MS": "0",
         "HEARTS_BOT_DELAY_MAX_MS": "0",
+        "HEARTS_HAND_PAUSE_MS": "0",
         "HEARTS_WS_RATE_PER_SECOND": "1000",
     }
     try:

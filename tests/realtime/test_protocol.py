@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import random
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import fakeredis
@@ -13,7 +15,7 @@ import pytest
 import pytest_asyncio
 
 from app.settings import Settings
-from tests.realtime.harness import Client, create_table, guest, in_process_server
+from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
 
 pytestmark = pytest.mark.asyncio
 
@@ -24,6 +26,7 @@ def make_settings(tmp_path: Any, **extra: Any) -> Settings:
         "turn_timer_seconds": 0,
         "bot_delay_min_ms": 0,
         "bot_delay_max_ms": 0,
+        "hand_pause_ms": 0,
         "due_poll_seconds": 0.05,
         "ws_max_message_bytes": 1024,
     }
@@ -199,3 +202,199 @@ async def test_lobby_socket_updates_live(server: str) -> None:
         update = orjson.loads(await asyncio.wait_for(lobby.recv(), 10))
         assert update["type"] == "lobby_update"
         assert created["table"]["id"] in {t["id"] for t in update["tables"]}
+
+
+MARKUP_NAME = "<img src=x onerror=f(1)>"  # 24 characters: the longest name allowed
+
+
+async def test_names_and_chat_arrive_as_typed(server: str) -> None:
+    """One rule for user text: raw JSON strings everywhere (the page sets it as text), never
+    HTML-escaped in one place and raw in another."""
+    token, player_id = await guest(server, MARKUP_NAME)
+    created = await create_table(server, token, preset="classic")
+    table_id = created["table"]["id"]
+    assert created["table"]["seats"][0]["name"] == MARKUP_NAME
+    alice = Client(server, table_id, token, "alice")
+    watcher = Client(server, table_id, None, "watcher")
+    await alice.connect()
+    await watcher.connect(last_version=0)
+    welcome = await alice.wait(lambda m: m["type"] == "welcome")
+    assert welcome["player"]["name"] == MARKUP_NAME
+    state = await watcher.wait(lambda m: m["type"] == "state")
+    assert state["table"]["seats"][0]["name"] == MARKUP_NAME
+    created_event = await watcher.wait(lambda m: m["type"] == "events" and m.get("replay"))
+    assert created_event["events"][0] == {"kind": "created", "by": MARKUP_NAME, "v": 1}
+    text = "<img src=x onerror=alert(1)> & &lt;3 \"quoted\" 'single'"
+    assert (await alice.command("chat", text=text))["type"] == "ack"
+    chat = await watcher.wait(
+        lambda m: m["type"] == "events" and m["events"][0]["kind"] == "chat" and not m.get("replay")
+    )
+    assert chat["events"][0]["name"] == MARKUP_NAME and chat["events"][0]["text"] == text
+    for raw in watcher.raw:  # no message holds an escaped form of the text
+        assert "&lt;" not in raw.replace("&lt;3", "") and "&amp;" not in raw
+    async with httpx.AsyncClient(base_url=f"http://{server}") as http:
+        lobby = await http.get("/api/tables")
+        assert lobby.headers["content-type"] == "application/json"
+        line = next(t for t in lobby.json()["tables"] if t["id"] == table_id)
+        assert line["seats"][0]["name"] == MARKUP_NAME
+        me = await http.get("/api/me", headers={"Authorization": f"Bearer {token}"})
+        assert me.json() == {"id": player_id, "name": MARKUP_NAME, "is_guest": True}
+    for c in (alice, watcher):
+        await c.close()
+
+
+async def test_create_a_table_with_computer_players(server: str) -> None:
+    token, _ = await guest(server, "Host")
+    auth = {"Authorization": f"Bearer {token}"}
+    async with httpx.AsyncClient(base_url=f"http://{server}", headers=auth) as http:
+        bad_bodies = {
+            "bad_seat": [{"0": "easy"}, {"4": "easy"}, {"x": "pro"}, {"-2": "pro"}],
+            "bad_level": [{"1": "grandmaster"}, {"1": 2}, {"1": "pro", "2": ""}],
+        }
+        for code, cases in bad_bodies.items():
+            for bots in cases:
+                r = await http.post("/api/tables", json={"preset": "classic", "bots": bots})
+                assert r.status_code == 422, (bots, r.text)
+                assert r.json()["detail"]["code"] == code, bots
+                assert r.json()["detail"]["message"]
+        r = await http.post("/api/tables", json={"preset": "classic", "bots": ["pro", "easy"]})
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "bots"]
+        # A bad option or timer with good computers: nothing is created either.
+        r = await http.post("/api/tables", json={"preset": "nope", "bots": {"1": "pro"}})
+        assert r.status_code == 422 and r.json()["detail"]["code"] == "unknown_preset"
+        assert (await http.get("/api/tables")).json()["tables"] == []
+
+        r = await http.post(
+            "/api/tables",
+            json={"preset": "classic", "bots": {"1": "easy", "2": "standard", "3": "expert"}},
+        )
+        assert r.status_code == 201, r.text
+        table = r.json()["table"]
+        assert [(s["kind"], s["level"]) for s in table["seats"]] == [
+            ("human", None),
+            ("bot", "easy"),
+            ("bot", "standard"),
+            ("bot", "expert"),
+        ]
+        listed = (await http.get("/api/tables")).json()["tables"]
+        assert [t["id"] for t in listed] == [table["id"]] and listed[0]["open_seats"] == 0
+    host = Client(server, table["id"], token, "host")
+    await host.connect()
+    assert (await host.command("start"))["type"] == "ack"  # every seat filled in one request
+    await host.close()
+
+
+async def test_state_messages_carry_the_server_clock(tmp_path: Any) -> None:
+    settings = make_settings(tmp_path, turn_timer_seconds=30)
+    async with in_process_server(settings, fakeredis.FakeServer()) as address:
+        token, _ = await guest(address, "Alice")
+        bots = {"1": "easy", "2": "easy", "3": "easy"}
+        created = await create_table(address, token, preset="classic", bots=bots)
+        alice = Client(address, created["table"]["id"], token, "alice")
+        before = time.time() * 1000
+        await alice.connect(compact=True)
+        first = await alice.wait(lambda m: m["type"] == "state")
+        assert before - 1 <= first["server_ms"] <= time.time() * 1000 + 1
+        assert first["table"]["deadline_ms"] is None
+        await alice.command("start")
+        started = await alice.wait_state(lambda m: m["view"] is not None)
+        # The time left on the turn, by the server's clock (whatever the client's says).
+        left = started["table"]["deadline_ms"] - started["server_ms"]
+        assert 25_000 < left <= 30_000
+        later = await alice.wait_state(lambda m: m["version"] > started["version"])
+        assert (
+            "table" not in later or later["table"]["deadline_ms"] == started["table"]["deadline_ms"]
+        )
+        assert later["server_ms"] >= started["server_ms"]
+        await alice.close()
+
+
+async def play_until(
+    client: Client, done: Callable[[dict[str, Any]], bool], seed: int = 3
+) -> dict[str, Any]:
+    """The client plays a random legal move whenever its newest state offers one, until a
+    state satisfies ``done``; returns that state."""
+    rng = random.Random(seed)
+    seen = 0
+    while True:
+        msg = await client.wait(lambda m: m["type"] == "state", start=seen)
+        seen = client.messages.index(msg) + 1
+        latest = client.last_state()
+        assert latest is not None
+        if done(latest):
+            return latest
+        if latest is msg and latest["view"] and (move := pick_move(latest["view"], rng)):
+            reply = await client.command("move", move=move, version=latest["version"])
+            assert reply["type"] == "ack" or reply["code"] == "stale_version", reply
+
+
+async def test_pause_between_hands_over_sockets(tmp_path: Any) -> None:
+    settings = make_settings(tmp_path, hand_pause_ms=400)
+    async with in_process_server(settings, fakeredis.FakeServer()) as address:
+        token, _ = await guest(address, "Alice")
+        bots = {"1": "easy", "2": "easy", "3": "easy"}
+        options = {"end": "hands", "hands": 2}
+        created = await create_table(address, token, preset="classic", options=options, bots=bots)
+        alice = Client(address, created["table"]["id"], token, "alice")
+        await alice.connect()
+        await alice.wait(lambda m: m["type"] == "state")
+        await alice.command("start")
+        paused = await play_until(alice, lambda m: m["table"]["pause_until_ms"] is not None)
+        view = paused["view"]
+        assert view["hands_played"] == 1 and view["hand_no"] == 1 and view["legal"] is None
+        assert paused["table"]["deadline_ms"] is None
+        until = paused["table"]["pause_until_ms"]
+        assert 0 < until - paused["server_ms"] <= 400
+        # Nobody acts during the pause: a move is refused, the computers wait.
+        cards = view["hand"][:3]
+        refused = await alice.command("move", move={"type": "pass", "cards": cards})
+        assert refused["code"] == "between_hands", refused
+        opened = await alice.wait_state(
+            lambda m: m["version"] > paused["version"] and m["table"]["pause_until_ms"] is None
+        )
+        assert opened["version"] == paused["version"] + 1  # the change that opens the hand
+        assert opened["server_ms"] >= until and opened["view"]["legal"]["type"] == "pass"
+        assert opened["view"]["passed"] == [False] * 4
+        assert (await alice.command("move", move={"type": "pass", "cards": cards}))["type"] == "ack"
+        over = await play_until(alice, lambda m: m["table"]["status"] == "over")
+        assert over["table"]["pause_until_ms"] is None  # no pause after the last hand
+        await alice.close()
+
+
+async def test_game_over_links_the_stored_game_for_everyone(server: str) -> None:
+    token, _ = await guest(server, "Alice")
+    bots = {"1": "easy", "2": "easy", "3": "easy"}
+    options = {"end": "hands", "hands": 1}
+    created = await create_table(server, token, preset="classic", options=options, bots=bots)
+    table_id = created["table"]["id"]
+    alice = Client(server, table_id, token, "alice")
+    watcher = Client(server, table_id, None, "watcher")
+    await alice.connect()
+    await watcher.connect()
+    await alice.wait(lambda m: m["type"] == "state")
+    await watcher.wait(lambda m: m["type"] == "state")
+    await alice.command("start")
+    await play_until(alice, lambda m: m["table"]["status"] == "over")
+    over = await watcher.wait(lambda m: any(e["kind"] == "game_over" for e in m.get("events", ())))
+    game_over = next(e for e in over["events"] if e["kind"] == "game_over")
+    assert game_over["game_no"] == 1 and over["table"]["game_id"] is None
+    # The results writer stores the game a moment later: the table says under which id.
+    for client in (watcher, alice):
+        recorded = await client.wait(
+            lambda m: any(e["kind"] == "recorded" for e in m.get("events", ()))
+        )
+        event = next(e for e in recorded["events"] if e["kind"] == "recorded")
+        assert event["game_no"] == 1 and isinstance(event["game_id"], int)
+        assert recorded["type"] == "state" and recorded["table"]["game_id"] == event["game_id"]
+    async with httpx.AsyncClient(base_url=f"http://{server}") as http:
+        game = (await http.get(f"/api/games/{event['game_id']}")).json()
+        assert game["table_id"] == table_id and game["game_no"] == 1
+        replay = await http.get(f"/api/games/{event['game_id']}/replay")
+        assert replay.status_code == 200 and replay.json()["matches_record"]
+    # Someone who opens the table later gets the id in the table record.
+    late = Client(server, table_id, None, "late")
+    await late.connect()
+    state = await late.wait(lambda m: m["type"] == "state")
+    assert state["table"]["game_id"] == event["game_id"]
+    for c in (alice, watcher, late):
+        await c.close()

@@ -51,6 +51,8 @@ def make_service(
     rng_seed: int = 7,
     **overrides: Any,
 ) -> tuple[TableService, Results]:
+    find_game_id = overrides.pop("find_game_id", None)
+    overrides.setdefault("hand_pause_ms", 0)
     settings = Settings(bot_delay_min_ms=0, bot_delay_max_ms=0, **overrides)
     stream = "{" + namespace + ":outbox}:results"
     service = TableService(
@@ -60,6 +62,7 @@ def make_service(
         clock=clock or Clock(),
         rng=random.Random(rng_seed),
         computer=computer,
+        find_game_id=find_game_id,
     )
     return service, Results(redis, stream)
 
@@ -258,14 +261,22 @@ async def test_disconnect_grace_makes_seat_away(
     assert not t.seats[0].away and t.public_json()["seats"][0]["connected"]
 
 
-async def test_chat_is_escaped_and_bounded(redis_client: aioredis.Redis, namespace: str) -> None:
-    service, _ = make_service(redis_client, namespace, chat_max_chars=20)
-    table = await service.create(ALICE, "classic")
-    version = await service.chat(table.id, ALICE, "<b>hi</b>")
+async def test_chat_is_sent_as_typed_and_bounded(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    service, _ = make_service(redis_client, namespace, chat_max_chars=30)
+    markup = Actor("p-markup", "<img src=x onerror=f(1)>")
+    table = await service.create(markup, "classic")
+    version = await service.chat(table.id, markup, "<b>hi</b> & &lt;")
     log = [orjson.loads(e) for e in await service.store.read_log(table.id)]
     assert log[-1]["v"] == version and log[-1]["s"] == 0
-    assert log[-1]["events"][0]["text"] == "&lt;b&gt;hi&lt;/b&gt;"
-    for bad in ("", "   ", "x" * 21):
+    # Raw text, like every name (docs/protocol.md): clients insert it as text, never as HTML.
+    assert log[-1]["events"][0]["text"] == "<b>hi</b> & &lt;"
+    assert log[-1]["events"][0]["name"] == markup.name
+    assert log[0]["events"][0] == {"kind": "created", "by": markup.name, "v": 1}
+    t, _ = await service.read(table.id)
+    assert t.public_json()["seats"][0]["name"] == markup.name
+    for bad in ("", "   ", "x" * 31):
         with pytest.raises(TableError) as err:
             await service.chat(table.id, ALICE, bad)
         assert err.value.code == "bad_chat"
@@ -298,3 +309,212 @@ async def test_clone_copies_what_a_change_edits() -> None:
     copy.recent_moves["a"].append(["m2", 8])
     assert not table.seats[0].away and table.deadline_seats == [0]
     assert table.presence == {"a": {"i1": 1}} and table.recent_moves == {"a": [["m1", 3]]}
+
+
+async def test_create_with_computer_seats(redis_client: aioredis.Redis, namespace: str) -> None:
+    service, _ = make_service(redis_client, namespace)
+    table = await service.create(ALICE, "classic", bots={"3": "expert", "1": "easy"})
+    t, _ = await service.read(table.id)
+    assert [(s.kind, s.level) for s in t.seats] == [
+        ("human", None),
+        ("bot", "easy"),
+        ("open", None),
+        ("bot", "expert"),
+    ]
+    log = [orjson.loads(e) for e in await service.store.read_log(table.id)]
+    assert log == [
+        {
+            "v": 1,
+            "s": 1,
+            "events": [
+                {"kind": "created", "by": "Alice", "v": 1},
+                {"kind": "bot_added", "seat": 1, "level": "easy", "v": 1},
+                {"kind": "bot_added", "seat": 3, "level": "expert", "v": 1},
+            ],
+        }
+    ]
+    lobby = orjson.loads((await service.store.lobby_entries())[table.id])
+    assert [s["kind"] for s in lobby["seats"]] == ["human", "bot", "open", "bot"]
+    # Every other seat a computer: the host may start at once. Integer keys work in Python.
+    full = await service.create(ALICE, "classic-3", bots={1: "pro", 2: "standard"})
+    await service.start(full.id, ALICE)
+    assert (await service.read(full.id))[0].status == "playing"
+
+
+@pytest.mark.parametrize(
+    ("bots", "code"),
+    [
+        ({"0": "easy"}, "bad_seat"),  # the creator's seat
+        ({"4": "easy"}, "bad_seat"),  # classic has seats 0-3
+        ({"-1": "easy"}, "bad_seat"),
+        ({"one": "easy"}, "bad_seat"),
+        ({"01": "easy"}, "bad_seat"),
+        ({"": "easy"}, "bad_seat"),
+        ({"1": "genius"}, "bad_level"),
+        ({"1": 3}, "bad_level"),
+        ({"1": None}, "bad_level"),
+        ({"1": "easy", "2": "Pro"}, "bad_level"),
+    ],
+)
+async def test_create_refuses_bad_computer_seats_and_stores_nothing(
+    redis_client: aioredis.Redis, namespace: str, bots: dict[str, object], code: str
+) -> None:
+    service, _ = make_service(redis_client, namespace)
+    with pytest.raises(TableError) as err:
+        await service.create(ALICE, "classic", bots=bots)
+    assert err.value.code == code and err.value.message
+    assert await service.store.lobby_entries() == {}
+    assert await redis_client.keys(f"*{namespace}*") == []
+
+
+async def run_due_until(
+    service: TableService, table_id: str, clock: Clock, done: Any, limit: int = 3000
+) -> None:
+    """Run due items at the clock, a millisecond at a time, until ``done(table, state)``."""
+    for _ in range(limit):
+        table, state = await service.read(table_id)
+        if done(table, state):
+            return
+        clock.ms += 1
+        for tid in await service.store.claim_due(clock.ms, 10_000):
+            await service.run_due(tid)
+    raise AssertionError("never got there")
+
+
+async def test_pause_between_hands(redis_client: aioredis.Redis, namespace: str) -> None:
+    clock = Clock()
+    service, _ = make_service(
+        redis_client, namespace, clock, turn_timer_seconds=10, hand_pause_ms=3000
+    )
+    table = await service.create(ALICE, "classic", bots={"1": "easy", "2": "easy", "3": "easy"})
+    await service.start(table.id, ALICE)
+    clock.ms += 10_001  # Alice's timer runs out: the computer plays the first hand for her
+    await run_due_until(service, table.id, clock, lambda t, s: len(s.history) == 1)
+    t, state = await service.read(table.id)
+    ended = clock.ms
+    assert state.hand_no == 1 and state.phase == "pass"  # the engine dealt the next hand
+    assert t.pause_until_ms == ended + 3000
+    assert t.deadline_ms is None and t.bot_due_ms is None
+    assert t.public_json()["pause_until_ms"] == ended + 3000
+    assert await service.store.due_of(table.id) == ended + 3000
+    # Nobody moves during the pause: not the computers, not Alice (back from away).
+    await service.back(table.id, ALICE)
+    t, _ = await service.read(table.id)
+    version = t.version
+    cards = engine.move_to_json(engine.legal_moves(state, 0)[0])
+    clock.ms = ended + 2999
+    with pytest.raises(TableError) as err:
+        await service.move(table.id, ALICE, "early", cards)
+    assert err.value.code == "between_hands" and "opens in 1 s" in err.value.message
+    assert await service.store.claim_due(clock.ms, 10_000) == []
+    t, state = await service.read(table.id)
+    assert t.version == version and not any(state.passes)
+    # The pause ends: one change opens the hand, the turn timer starts then, computers pass.
+    clock.ms = ended + 3000
+    assert await service.store.claim_due(clock.ms, 10_000) == [table.id]
+    await service.run_due(table.id)
+    t, state = await service.read(table.id)
+    assert t.version == version + 1 and t.pause_until_ms is None
+    assert t.deadline_ms == clock.ms + 10_000 and t.deadline_seats == [0]
+    assert t.bot_due_ms == clock.ms
+    await run_due_until(service, table.id, clock, lambda t, s: sum(map(bool, s.passes)) == 3)
+    await service.move(table.id, ALICE, "now", cards)
+    t, state = await service.read(table.id)
+    assert state.phase == "play"
+
+
+async def test_no_pause_after_the_last_hand_or_when_off(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    clock = Clock()
+    service, _ = make_service(redis_client, namespace, clock, hand_pause_ms=0)
+    bots = {"1": "easy", "2": "easy", "3": "easy"}
+    table = await service.create(BOB, "classic", {"end": "hands", "hands": 2}, bots=bots)
+    await service.start(table.id, BOB)
+    await service.leave(table.id, BOB)  # a computer plays Bob's seat to the end
+    seen_pause = []
+
+    def done(t: Any, s: Any) -> bool:
+        seen_pause.append(t.pause_until_ms)
+        return t.status == "over"
+
+    await run_due_until(service, table.id, clock, done)
+    assert set(seen_pause) == {None}
+    paused, _ = make_service(redis_client, namespace, clock, hand_pause_ms=500, rng_seed=8)
+    table = await paused.create(BOB, "classic", {"end": "hands", "hands": 1}, bots=bots)
+    await paused.start(table.id, BOB)
+    await paused.leave(table.id, BOB)
+    await run_due_until(paused, table.id, clock, lambda t, s: t.status == "over")
+    t, _ = await paused.read(table.id)
+    assert t.pause_until_ms is None  # the game ended with the hand: no pause
+
+
+async def test_stored_game_id_is_looked_up_after_the_game(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    clock = Clock()
+    stored: dict[tuple[str, int], int] = {}
+    asked: list[float] = []
+
+    async def find_game_id(table_id: str, game_no: int) -> int | None:
+        asked.append(clock.ms)
+        return stored.get((table_id, game_no))
+
+    service, _ = make_service(
+        redis_client, namespace, clock, find_game_id=find_game_id, turn_timer_seconds=10
+    )
+    bots = {"1": "easy", "2": "easy", "3": "easy"}
+    table = await service.create(ALICE, "classic", {"end": "hands", "hands": 1}, bots=bots)
+    await service.start(table.id, ALICE)
+    clock.ms += 10_001  # Alice is away: the computers play the game out
+    await run_due_until(service, table.id, clock, lambda t, s: t.status == "over")
+    ended = clock.ms
+    t, _ = await service.read(table.id)
+    log = [orjson.loads(e) for e in await service.store.read_log(table.id)]
+    over = log[-1]["events"][-1]
+    assert over["kind"] == "game_over" and over["game_no"] == 1 and t.game_id is None
+    # Not stored yet: looked up again later and later (0.5 s, 1 s, 2 s ... after the end).
+    assert await service.store.due_of(table.id) == ended + 500
+    for wait in (500, 1000, 2000):
+        clock.ms = ended + wait
+        assert await service.store.claim_due(clock.ms, 10_000) == [table.id]
+        await service.run_due(table.id)
+        assert await service.store.due_of(table.id) == ended + 2 * wait
+    assert asked == [ended + 500, ended + 1000, ended + 2000]
+    assert (await service.read(table.id))[0].version == t.version  # nothing committed
+    # The results writer stored it: the table says so, once, and looks no more.
+    stored[(table.id, 1)] = 42
+    clock.ms = ended + 4000
+    await service.store.claim_due(clock.ms, 10_000)
+    await service.run_due(table.id)
+    t, _ = await service.read(table.id)
+    assert t.game_id == 42 and t.public_json()["game_id"] == 42
+    log = [orjson.loads(e) for e in await service.store.read_log(table.id)]
+    assert log[-1]["events"] == [{"kind": "recorded", "game_no": 1, "game_id": 42, "v": t.version}]
+    assert await service.store.due_of(table.id) is None
+    # A rematch starts a game with no stored id yet.
+    await service.rematch(table.id, ALICE)
+    t, _ = await service.read(table.id)
+    assert t.game_id is None and t.game_no == 2
+
+
+async def test_game_id_look_up_gives_up(redis_client: aioredis.Redis, namespace: str) -> None:
+    clock = Clock()
+
+    async def never(table_id: str, game_no: int) -> int | None:
+        return None
+
+    service, _ = make_service(redis_client, namespace, clock, find_game_id=never)
+    bots = {"1": "easy", "2": "easy", "3": "easy"}
+    table = await service.create(ALICE, "classic", {"end": "hands", "hands": 1}, bots=bots)
+    await service.start(table.id, ALICE)
+    await service.leave(table.id, ALICE)
+    await run_due_until(service, table.id, clock, lambda t, s: t.status == "over")
+    ended = clock.ms
+    looks = 0
+    while (due := await service.store.due_of(table.id)) is not None:
+        clock.ms = due
+        await service.store.claim_due(clock.ms, 10_000)
+        await service.run_due(table.id)
+        looks += 1
+    assert 10 <= looks <= 20 and 300_000 <= clock.ms - ended <= 330_000
