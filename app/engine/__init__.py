@@ -44,7 +44,7 @@ from .moves import (
 from .rules import PRESET_LABELS, PRESETS, Rules, describe_options, make_rules
 from .serialize import STATE_SCHEMA, state_from_json, state_to_json
 from .tables import Tables, tables_for
-from .view import all_views, legal_json, view
+from .view import all_views, legal_json, seat_view, view
 
 __all__ = [
     "DARK_FACE",
@@ -89,6 +89,7 @@ __all__ = [
     "passable_cards",
     "playable_mask",
     "replay",
+    "seat_view",
     "seats_to_act",
     "state_from_json",
     "state_to_json",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .cards import card_str, cards_of, double_card_str
+from .cards import N_CARDS, card_str, double_card_str
 from .game import (
     GameState,
     HandResult,
@@ -15,30 +15,62 @@ from .tables import FACES, Tables, direction_name
 
 VIEW_SCHEMA = 1
 
+# Card texts by index, worked out once: a view names every card of a hand, trick and pass, and
+# the server builds views on every change. Double Hearts names a card by both faces.
+_PLAIN_TEXT: tuple[str, ...] = tuple(card_str(c) for c in range(N_CARDS))
+_DOUBLE_TEXT: tuple[str, ...] = tuple(
+    double_card_str(c) if c < 52 else card_str(c) for c in range(N_CARDS)
+)
 
-def _txt(t: Tables, c: int) -> str:
-    return double_card_str(c) if t.game == "double" else card_str(c)
+
+def _slices(text: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """``[i][byte]``: the texts of the cards 8i..8i+7 whose bits ``byte`` holds, lowest first."""
+    return tuple(
+        tuple(
+            tuple(text[8 * i + b] for b in range(8) if byte >> b & 1 and 8 * i + b < N_CARDS)
+            for byte in range(256)
+        )
+        for i in range((N_CARDS + 7) // 8)
+    )
+
+
+_PLAIN_SLICES = _slices(_PLAIN_TEXT)
+_DOUBLE_SLICES = _slices(_DOUBLE_TEXT)
+
+
+def _text(t: Tables) -> tuple[str, ...]:
+    return _DOUBLE_TEXT if t.game == "double" else _PLAIN_TEXT
 
 
 def _cards(t: Tables, mask: int) -> list[str]:
     """Cards sorted for display: by suit, then rank (Double Hearts: by Light face)."""
-    return [_txt(t, c) for c in cards_of(mask)]
+    if mask >> N_CARDS or mask < 0:
+        raise ValueError(f"not a set of cards: {mask:#x}")
+    slices = _DOUBLE_SLICES if t.game == "double" else _PLAIN_SLICES
+    out: list[str] = []
+    i = 0
+    while mask:
+        byte = mask & 255
+        if byte:
+            out += slices[i][byte]
+        mask >>= 8
+        i += 1
+    return out
 
 
-def _seat_of(t: Tables, holder: int) -> int:
-    return t.owner[holder]
-
-
-def _source(t: Tables, holder: int) -> str:
-    return "dummy" if holder >= t.n else "hand"
+def _plays(t: Tables, cards: tuple[int, ...], holders: tuple[int, ...]) -> list[dict[str, object]]:
+    text = _text(t)
+    n = t.n
+    owner = t.owner
+    return [
+        {"seat": owner[h], "from": "dummy" if h >= n else "hand", "card": text[c]}
+        for c, h in zip(cards, holders, strict=True)
+    ]
 
 
 def _trick_json(t: Tables, tr: Trick) -> dict[str, object]:
     out: dict[str, object] = {
-        "plays": [
-            {"seat": _seat_of(t, h), "from": _source(t, h), "card": _txt(t, c)}
-            for c, h in zip(tr.cards, tr.holders, strict=True)
-        ],
+        "plays": _plays(t, tr.cards, tr.holders),
         "winner": "dummy" if tr.winner >= t.n else tr.winner,
     }
     if t.game == "double":
@@ -102,7 +134,7 @@ def _public(s: GameState, sheet: bool = True) -> dict[str, object]:
     turn = None
     if s.phase == "play":
         h = s.order[len(s.trick_cards)]
-        turn = {"seat": _seat_of(t, h), "from": _source(t, h)}
+        turn = {"seat": t.owner[h], "from": "dummy" if h >= n else "hand"}
     v: dict[str, object] = {
         "schema": VIEW_SCHEMA,
         "preset": s.rules.preset,
@@ -119,10 +151,7 @@ def _public(s: GameState, sheet: bool = True) -> dict[str, object]:
         "to_act": list(seats_to_act(s)),
         "turn": turn,
         "trick_no": s.trick_no,
-        "trick": [
-            {"seat": _seat_of(t, h), "from": _source(t, h), "card": _txt(t, c)}
-            for c, h in zip(s.trick_cards, s.trick_holders, strict=True)
-        ],
+        "trick": _plays(t, s.trick_cards, s.trick_holders),
         "led_suit": "CDSH"[s.led_suit] if s.led_suit >= 0 else None,
         "hearts_broken": s.broken,
         "tricks": [_trick_json(t, tr) for tr in s.tricks],
@@ -166,12 +195,23 @@ def view(s: GameState, seat: int | None, sheet: bool = True) -> dict[str, object
 
     ``sheet=False`` leaves out the score sheet (``history``) and the last hand's tricks
     (``previous_tricks``), which change only when a hand ends (``hands_played`` tells when)."""
-    if seat is not None and not (
-        isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < s.t.n
-    ):
-        raise ValueError(f"no seat {seat!r}")
+    if seat is not None:
+        _check_seat(s, seat)
     v = _public(s, sheet)
     return v if seat is None else _add_private(s, v, seat)
+
+
+def seat_view(s: GameState, seat: int, public: dict[str, object]) -> dict[str, object]:
+    """``view(s, seat, sheet)`` built on ``public``, the spectator view ``view(s, None, sheet)``
+    of the same state (copied, not changed): a server builds the common part of a change once,
+    then the views of just the seats it has sockets for."""
+    _check_seat(s, seat)
+    return _add_private(s, dict(public), seat)
+
+
+def _check_seat(s: GameState, seat: int) -> None:
+    if not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < s.t.n):
+        raise ValueError(f"no seat {seat!r}")
 
 
 def all_views(

@@ -153,7 +153,13 @@ class StateMessages:
 
     SHEET_KEYS = ("history", "previous_tricks")
 
-    def __init__(self, table: Table, state: Any, events: tuple[int, list[Any]] | None) -> None:
+    def __init__(
+        self,
+        table: Table,
+        state: Any,
+        events: tuple[int, list[Any]] | None,
+        now_ms: float,
+    ) -> None:
         self.state = state
         self.head = b"".join(
             (
@@ -161,12 +167,16 @@ class StateMessages:
                 orjson.dumps(table.id),
                 b',"version":',
                 str(table.version).encode(),
+                b',"server_ms":',
+                str(int(now_ms)).encode(),
                 b',"seat":',
             )
         )
         self.table_json = orjson.dumps(table.public_json())
         self.events_json = orjson.dumps(events[1]) if events else b"[]"
         self.hands = len(state.history) if state is not None else 0
+        # Between hands (table.pause_until_ms) nobody may act: no seat is offered a move.
+        self.paused = table.pause_until_ms is not None
         self._public: dict[bool, dict[str, object]] = {}
         self._view_json: dict[tuple[int | None, bool], bytes] = {}
         self._messages: dict[tuple[int | None, bool, bool, bool], bytes] = {}
@@ -180,7 +190,12 @@ class StateMessages:
             public = self._public.get(sheet)
             if public is None:
                 public = self._public[sheet] = engine.view(self.state, None, sheet)
-            view = public if seat is None else engine.seat_view(self.state, seat, public)
+            if seat is None:
+                view = public
+            else:
+                view = engine.seat_view(self.state, seat, public)
+                if self.paused:
+                    view["legal"] = None
             encoded = self._view_json[key] = orjson.dumps(view)
         return encoded
 

@@ -368,11 +368,17 @@ def test_state_from_json_rejects_garbage() -> None:
 
 
 def test_spectator_view_has_no_hand() -> None:
+    from app.engine import seat_view
+
     s = new_game(make_rules("classic"), 1)
     v = view(s, None)
     assert "hand" not in v and "legal" not in v
     with pytest.raises(ValueError):
         view(s, 7)
+    bad_seats: tuple[object, ...] = (7, -1, None, True)
+    for bad in bad_seats:
+        with pytest.raises(ValueError):
+            seat_view(s, bad, v)  # type: ignore[arg-type]
 
 
 def test_engine_imports_no_web_database_or_redis_module() -> None:
@@ -390,7 +396,7 @@ def test_engine_imports_no_web_database_or_redis_module() -> None:
 def test_all_views_equal_single_views() -> None:
     import random
 
-    from app.engine import PRESETS, all_views
+    from app.engine import PRESETS, all_views, seat_view
 
     for name in PRESETS:
         s = new_game(make_rules(name), 2)
@@ -399,6 +405,11 @@ def test_all_views_equal_single_views() -> None:
             public, seats = all_views(s)
             assert public == view(s, None)
             assert seats == [view(s, i) for i in range(s.players)]
+            for sheet in (True, False):
+                common = view(s, None, sheet)
+                for i in range(s.players):
+                    assert seat_view(s, i, common) == view(s, i, sheet)
+                assert common == view(s, None, sheet)  # copied, not changed
             seat = seats_to_act(s)[0]
             s = apply(s, seat, rng.choice(legal_moves(s, seat)))
 
