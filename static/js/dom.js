@@ -1,5 +1,6 @@
 // Tiny DOM helpers. Text always goes in through textContent / text nodes, never innerHTML,
-// so names and chat from other players can never become markup.
+// so names and chat from other players can never become markup. The server sends what people
+// typed as it was typed (docs/protocol.md, "User text"): nothing to unescape.
 
 /**
  * h("button", {class: "x", onclick: fn, "aria-label": "..."}, "text", child, [more])
@@ -52,20 +53,6 @@ export function $(selector, root = document) {
 export function setText(el, text) {
   const value = String(text ?? "");
   if (el.textContent !== value) el.textContent = value;
-}
-
-/**
- * The server HTML-escapes chat text and chat names (`html.escape`); we show text with
- * textContent, so undo exactly those five entities here, without parsing any markup.
- */
-export function unescapeServerText(text) {
-  return String(text ?? "")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#x27;/g, "'")
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, "&");
 }
 
 let toastTimer = null;

@@ -191,6 +191,8 @@ export function reasonWords(code, message, ctx = {}) {
       return "That cannot be done at this moment of the hand.";
     case "game_over":
       return "The game is over.";
+    case "between_hands":
+      return "The hand is over: wait a moment for the next one to open.";
     case "wrong_status":
       return message ? capitalise(message) + "." : "That cannot be done now.";
     case "stale_version":

@@ -530,18 +530,20 @@ class Lobby {
     if (!this.requireName()) return;
     const button = form.querySelector("#create-go");
     button.disabled = true;
+    // Computer players come with the table (seat number -> level), in the same request.
+    const bots = Object.fromEntries([...this.seatsBox.querySelectorAll("select[data-seat]")]
+      .filter((s) => s.value !== "open")
+      .map((s) => [s.dataset.seat, s.value]));
     const body = {
       preset: this.currentPreset.id,
       options: this.changedOptions(),
       private: form.querySelector('input[name="visibility"]:checked').value === "private",
       turn_timer: Number(form.querySelector("#create-timer").value),
+      bots,
     };
-    const bots = [...this.seatsBox.querySelectorAll("select[data-seat]")]
-      .filter((s) => s.value !== "open")
-      .map((s) => ({ seat: Number(s.dataset.seat), level: s.value }));
     try {
       const out = await api("/api/tables", { method: "POST", body });
-      const setup = { bots, autoStart: form.querySelector("#create-autostart").checked };
+      const setup = { autoStart: form.querySelector("#create-autostart").checked };
       sessionStorage.setItem(`hearts.setup.${out.table.id}`, JSON.stringify(setup));
       location.href = out.invite_path || `/?table=${encodeURIComponent(out.table.id)}`;
     } catch (e) {

@@ -19,7 +19,7 @@ import {
   renderCard,
   sortCards,
 } from "./cards.js";
-import { h, fill, setText, toast, unescapeServerText } from "./dom.js";
+import { h, fill, setText, toast } from "./dom.js";
 import { DIRECTION_WORDS, botLabel, reasonWords, relativeSeat } from "./labels.js";
 import { LiveSocket, newId } from "./socket.js";
 
@@ -30,7 +30,8 @@ const POSITIONS = {
   5: ["bottom", "left", "top-left", "top-right", "right"],
 };
 
-// A hand's result stays up at least this long (unless closed), even if play goes on.
+// A hand's result stays up at least this long (unless closed), even if play goes on: the
+// server's pause between hands (HEARTS_HAND_PAUSE_MS) may be shorter, or off.
 const RESULT_MIN_MS = 6000;
 
 const PRESET_FALLBACK_LABELS = {
@@ -71,7 +72,8 @@ class TablePage {
     this.setupDone = false;
     this.startSent = false;
     this.pendingSit = null;
-    this.gameIds = new Map(); // game_no -> stored game id (for the replay link)
+    // The server's clock when the last state was made, and ours (monotonic) when it came.
+    this.serverClock = null;
     this.gone = null;
     this.tick = null;
     this.keyHandler = (event) => this.onKey(event);
@@ -153,6 +155,7 @@ class TablePage {
         break;
       case "state":
         this.version = Math.max(this.version, msg.version);
+        if (typeof msg.server_ms === "number") this.serverClock = { server: msg.server_ms, local: performance.now() };
         this.onState(msg);
         // The server may send a change's public events inside its state message.
         for (const event of msg.events || []) this.onEvent(event, false);
@@ -254,8 +257,11 @@ class TablePage {
     if (v && before && (before.hand_no !== v.hand_no || before.phase !== v.phase)) {
       this.selected.clear();
     }
-    if (v && before && v.history.length > before.history.length && v.phase !== "over") {
-      // Show the hand's result for a while: the next hand starts at once on the server.
+    const justEnded = v && before && v.history.length > before.history.length && v.phase !== "over";
+    // Opening the page during the pause after a hand shows that hand's result too.
+    const pausedNow = v && !before && this.table && this.table.pause_until_ms && v.history.length;
+    if (justEnded || pausedNow) {
+      // Show the hand's result for a while (at least through the server's pause).
       this.resultFor = v.history[v.history.length - 1].hand_no;
       this.resultShownAt = Date.now();
       clearTimeout(this.resultTimer);
@@ -273,7 +279,19 @@ class TablePage {
     }
     this.afterStateActions();
     this.render();
-    if (v && v.phase === "over") this.findGameId();
+  }
+
+  /** The server's clock now (epoch ms), from the last state's server_ms and our monotonic
+   *  clock since it came: countdowns are right whatever this computer's clock says. */
+  serverNow() {
+    const c = this.serverClock;
+    return c ? c.server + (performance.now() - c.local) : Date.now();
+  }
+
+  /** Ms until the next hand opens (the server's pause after a hand), or 0. */
+  pauseLeft() {
+    const t = this.table;
+    return t && t.pause_until_ms && t.status === "playing" ? Math.max(0, t.pause_until_ms - this.serverNow()) : 0;
   }
 
   afterStateActions() {
@@ -281,7 +299,8 @@ class TablePage {
     if (!t) return;
     const me = this.player;
     const isHost = me && t.host === me.id;
-    // Computer players chosen when the table was created.
+    // "Start as soon as every seat is filled", chosen when the table was created (the
+    // computer players came with the table).
     if (isHost && !this.setupDone && t.status === "waiting") {
       this.setupDone = true;
       const raw = sessionStorage.getItem(`hearts.setup.${t.id}`);
@@ -292,14 +311,7 @@ class TablePage {
         } catch {
           setup = null;
         }
-        if (setup) {
-          for (const bot of setup.bots || []) {
-            if (t.seats[bot.seat] && t.seats[bot.seat].kind === "open") {
-              this.send("add_bot", { seat: bot.seat, level: bot.level });
-            }
-          }
-          this.autoStart = !!setup.autoStart;
-        }
+        if (setup) this.autoStart = !!setup.autoStart;
       }
     }
     if (isHost && this.autoStart && t.status === "waiting" && !this.startSent && t.seats.every((s) => s.kind !== "open")) {
@@ -573,8 +585,10 @@ class TablePage {
     const s = t.seats[seat];
     const me = seat === this.seat;
     const pos = this.position(seat);
-    const turn = v && v.phase === "play" && v.turn && v.turn.seat === seat;
-    const toAct = v && v.to_act && v.to_act.includes(seat) && v.phase !== "over";
+    // Between hands (the server's pause) nobody acts yet.
+    const between = t.pause_until_ms && t.status === "playing";
+    const turn = v && v.phase === "play" && v.turn && v.turn.seat === seat && !between;
+    const toAct = v && v.to_act && v.to_act.includes(seat) && v.phase !== "over" && !between;
     el.className = ["seat", `pos-${pos}`, s.kind, me ? "me" : "", toAct ? "to-act" : "", s.away ? "away" : ""].filter(Boolean).join(" ");
     const name = s.kind === "open" ? "Free seat" : this.seatName(seat);
     const tags = [];
@@ -594,7 +608,7 @@ class TablePage {
       info.push(["points", `${v.points_taken[seat]} pt${v.points_taken[seat] === 1 ? "" : "s"}`]);
     }
     let state = "";
-    if (v && v.phase === "pass" && v.passed) state = v.passed[seat] ? "Passed \u2713" : "Choosing cards\u2026";
+    if (v && v.phase === "pass" && v.passed && !between) state = v.passed[seat] ? "Passed \u2713" : "Choosing cards\u2026";
     if (turn) state = v.turn.from === "dummy" ? "Playing from the half dummy" : "Playing\u2026";
     if (v && v.phase === "direction" && toAct) state = "Choosing the direction\u2026";
     if (v && v.phase === "moon" && toAct) state = "Shot the moon! Choosing\u2026";
@@ -880,8 +894,15 @@ class TablePage {
         h("p", {}, "The face-down cards were:"),
         h("div", { class: "row" }, result.dead.map((c) => renderCard(c, { className: "small" })))));
     }
-    if (v && v.phase === "over") return out;
+    if (v && v.phase !== "over" && result.hand_no === v.hand_no - 1) {
+      out.push(h("p", { class: "next-hand", "aria-live": "off" }, this.nextHandText()));
+    }
     return out;
+  }
+
+  nextHandText() {
+    const left = this.pauseLeft();
+    return left > 0 ? `The next hand starts in ${Math.ceil(left / 1000)} s.` : "The next hand has started.";
   }
 
   gameOverContent() {
@@ -904,34 +925,19 @@ class TablePage {
     if (this.seat !== null) {
       buttons.push(h("button", { type: "button", class: "btn primary", id: "rematch", onclick: () => this.send("rematch") }, "Rematch"));
     }
-    const gameId = this.gameIds.get(this.table.game_no);
-    if (gameId) buttons.push(h("a", { class: "btn", href: `/?replay=${gameId}` }, "Watch the replay"));
+    const replay = this.replayLink();
+    if (replay) buttons.push(replay);
+    else buttons.push(h("span", { class: "hint saving" }, "Saving the game for its replay\u2026"));
     buttons.push(h("a", { class: "btn ghost", href: "/" }, "Back to the lobby"));
     out.push(h("div", { class: "row center" }, buttons));
     return out;
   }
 
-  async findGameId() {
-    const me = this.player;
-    const t = this.table;
-    if (!me || !t || this.gameIds.has(t.game_no) || this.lookingUp) return;
-    this.lookingUp = true;
-    // The result reaches the database a moment after the game ends (the outbox worker).
-    for (let attempt = 0; attempt < 8 && !this.gameIds.has(t.game_no); attempt++) {
-      try {
-        const data = await api(`/api/players/${encodeURIComponent(me.id)}/games?limit=20`);
-        const found = (data.games || []).find((g) => g.table_id === t.id && g.game_no === t.game_no);
-        if (found) {
-          this.gameIds.set(t.game_no, found.id);
-          this.renderCenter();
-          break;
-        }
-      } catch {
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1000 + attempt * 500));
-    }
-    this.lookingUp = false;
+  /** The finished game's replay, for players and spectators alike: the server names its
+   *  stored id (table.game_id) a moment after the game ends. */
+  replayLink() {
+    const id = this.table && this.table.status === "over" ? this.table.game_id : null;
+    return id ? h("a", { class: "btn", id: "watch-replay", href: `/?replay=${encodeURIComponent(id)}` }, "Watch the replay") : null;
   }
 
   // -- the action bar -------------------------------------------------------------------------
@@ -966,6 +972,13 @@ class TablePage {
     } else if (v.phase === "over") {
       text = "The game is over.";
       if (me !== null) buttons.push(h("button", { type: "button", class: "btn primary", onclick: () => this.send("rematch") }, "Rematch"));
+    } else if (t.status === "over") {
+      text = "The game ended unfinished: nothing happened for a long time.";
+      if (me !== null) buttons.push(h("button", { type: "button", class: "btn primary", onclick: () => this.send("rematch") }, "Rematch"));
+      const replay = this.replayLink();
+      if (replay) buttons.push(replay);
+    } else if (this.pauseLeft() > 0) {
+      text = `Hand ${v.hand_no} is over. ${this.nextHandText()}`;
     } else if (me !== null && mySeat && mySeat.away) {
       text = "You are away: the computer is playing for you.";
       buttons.push(h("button", { type: "button", class: "btn primary", id: "im-back", onclick: () => this.send("back") }, "I'm back"));
@@ -1407,10 +1420,11 @@ class TablePage {
   renderClocks() {
     const t = this.table;
     if (!t || !this.el) return;
-    const now = Date.now();
+    const now = this.serverNow();
     const seats = new Set(t.deadline_ms ? t.deadline_seats || [] : []);
     const cap = (t.turn_timer || 0) * 1000;
-    // The server's clock may differ a little from ours: never show more than a whole turn.
+    // By the server's clock (server_ms), so a wrong clock here does not matter; never more
+    // than a whole turn all the same.
     const left = t.deadline_ms ? Math.max(0, Math.min(cap || Infinity, t.deadline_ms - now)) : 0;
     const text = t.deadline_ms ? formatSeconds(left) : "";
     for (const el of this.el.seats.querySelectorAll(".clock")) {
@@ -1421,13 +1435,20 @@ class TablePage {
     const mine = this.seat !== null && seats.has(this.seat);
     setText(this.el.clock, mine ? `${text} left` : "");
     this.el.clock.classList.toggle("urgent", mine && left < 6000);
+    // The pause between hands: its countdown, and the status line once it is over.
+    const next = this.el.center.querySelector(".next-hand");
+    if (next) setText(next, this.nextHandText());
+    const paused = this.pauseLeft() > 0;
+    if (paused || this.wasPaused) {
+      this.wasPaused = paused;
+      this.renderActions();
+    }
   }
 
   // -- chat and table log ---------------------------------------------------------------------
 
   addChat(event) {
-    const name = unescapeServerText(event.name);
-    const text = unescapeServerText(event.text);
+    const { name, text } = event; // as typed: set as text, never as HTML
     const mine = this.player && event.player_id === this.player.id;
     this.pushLog(h("li", { class: mine ? "chat-line mine" : "chat-line" },
       h("span", { class: "chat-name" }, name), ": ", h("span", { class: "chat-text" }, text)));

@@ -58,6 +58,8 @@ def server_env(port: int, data_dir: str) -> dict[str, str]:
             "HEARTS_BOT_DELAY_MIN_MS": "40",
             "HEARTS_BOT_DELAY_MAX_MS": "90",
             "HEARTS_TURN_TIMER_SECONDS": "0",
+            # A short pause between hands, so the page's countdown to the next hand shows.
+            "HEARTS_HAND_PAUSE_MS": "2500",
             "HEARTS_DISCONNECT_GRACE_SECONDS": "60",
             "HEARTS_DUE_POLL_SECONDS": "0.05",
             "HEARTS_WS_RATE_PER_SECOND": "100",

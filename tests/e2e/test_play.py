@@ -87,12 +87,12 @@ def test_four_people_create_join_and_play_a_hand_by_clicking(browser: Any, serve
 
         # Names and chat from other players stay text.
         dan = others[2].page
-        dan.fill("#chat-input", "<img src=x onerror=window.pwned=1> hello & bye")
+        dan.fill("#chat-input", "<img src=x onerror=window.pwned=1> hello & bye &lt;3")
         dan.press("#chat-input", "Enter")
         host.page.wait_for_selector(".chat-line .chat-text")
         assert (
             host.page.locator(".chat-line .chat-text").last.inner_text()
-            == "<img src=x onerror=window.pwned=1> hello & bye"
+            == "<img src=x onerror=window.pwned=1> hello & bye &lt;3"
         )
         assert host.page.locator(".chat-log img, .seat b").count() == 0
         assert host.page.locator(".seat .name-text", has_text="<b>Dan</b>").count() == 1
@@ -451,17 +451,27 @@ def test_every_table_fits_desktop_and_phone(browser: Any, server: Any) -> None:
 
 def test_game_over_rematch_and_replay(browser: Any, server: Any) -> None:
     p = new_player(browser, server, "Uma")
+    watcher = new_player(browser, server, None)  # not signed in: a spectator
     try:
-        create_table(p, "classic", options={"end": "hands", "hands": 1})
+        table = create_table(p, "classic", options={"end": "hands", "hands": 1})
+        watcher.page.goto(f"/?table={table}")
+        watcher.page.wait_for_selector(".table-page.spectator")
         page = p.page
         play_until([page], lambda: "phase-over" in view_state(page)["classes"])
         panel = page.locator(".center-panel.game-over")
         panel.wait_for()
         assert re.search(r"win", panel.locator(".winners").inner_text())
         assert panel.locator("#rematch").is_visible()
-        # The finished game reaches the database, and its replay is linked.
-        link = panel.locator("a[href*='replay']")
+        # The finished game reaches the database, and its replay is linked, for the
+        # spectator too (the server names the stored game).
+        link = panel.locator("a#watch-replay")
         link.wait_for(timeout=20_000)
+        href = link.get_attribute("href")
+        assert re.fullmatch(r"/\?replay=\d+", href or ""), href
+        seen = watcher.page.locator(".center-panel.game-over a#watch-replay")
+        seen.wait_for(timeout=20_000)
+        assert seen.get_attribute("href") == href
+        assert watcher.page.locator("#rematch").count() == 0
         link.click()
         page.wait_for_selector("#replay-step")
         assert "the deal" in page.inner_text("#replay-step")
@@ -484,9 +494,10 @@ def test_game_over_rematch_and_replay(browser: Any, server: Any) -> None:
         page.wait_for_selector("#rematch")
         page.click("#rematch")
         page.wait_for_selector(".table-page.phase-pass")
-        _no_js_errors(p)
+        _no_js_errors(p, watcher)
     finally:
         p.close()
+        watcher.close()
 
 
 def test_account_register_sign_out_and_log_in(browser: Any, server: Any) -> None:
@@ -517,21 +528,21 @@ def test_account_register_sign_out_and_log_in(browser: Any, server: Any) -> None
         p.close()
 
 
-def _create_by_api(page: Any, body: dict[str, Any], bots: list[dict[str, Any]]) -> str:
-    """Create a table with the page's own session (for settings the form does not offer),
-    with the computer players the table page adds once it opens."""
+def _create_by_api(page: Any, body: dict[str, Any]) -> str:
+    """Create a table with the page's own session (for settings the form does not offer; its
+    computer players in ``body["bots"]``), started by the table page once it opens."""
     table_id: str = page.evaluate(
-        """async ([body, bots]) => {
+        """async (body) => {
             const r = await fetch('/api/tables', {method: 'POST', headers: {
                 'Content-Type': 'application/json',
                 Authorization: 'Bearer ' + localStorage.getItem('hearts.token')},
                 body: JSON.stringify(body)});
             const out = await r.json();
             sessionStorage.setItem('hearts.setup.' + out.table.id,
-                JSON.stringify({bots, autoStart: true}));
+                JSON.stringify({autoStart: true}));
             return out.table.id;
         }""",
-        [body, bots],
+        body,
     )
     page.goto(f"/?table={table_id}")
     return table_id
@@ -541,8 +552,10 @@ def test_turn_timer_countdown_away_and_back(browser: Any, server: Any) -> None:
     p = new_player(browser, server, "Tess")
     try:
         page = p.page
-        bots = [{"seat": s, "level": "easy"} for s in (1, 2, 3)]
-        _create_by_api(page, {"preset": "classic", "turn_timer": 3}, bots)
+        # This computer's clock is an hour fast: the countdown goes by the server's clock.
+        page.add_init_script("(() => { const n = Date.now; Date.now = () => n() + 3600e3; })()")
+        bots = {"1": "easy", "2": "easy", "3": "easy"}
+        _create_by_api(page, {"preset": "classic", "turn_timer": 3, "bots": bots})
         page.wait_for_selector(".table-page.phase-pass")
         clock = page.locator(".my-clock")
         wait_for(lambda: re.match(r"0:0[1-3] left", clock.inner_text()), what="the countdown")
@@ -569,6 +582,31 @@ def test_dealer_chooses_the_passing_direction(browser: Any, server: Any) -> None
         page.click(".actions button:has-text('Pass to the right')")
         page.wait_for_selector(".table-page.phase-pass")
         wait_for(lambda: "to the right" in view_state(page)["status"], what="passing right")
+        _no_js_errors(p)
+    finally:
+        p.close()
+
+
+def test_pause_between_hands_shows_the_result(browser: Any, server: Any) -> None:
+    """The server pauses after a hand (HEARTS_HAND_PAUSE_MS, 2.5 s here): the result stays
+    up with a countdown and nobody can play until the next hand opens."""
+    p = new_player(browser, server, "Pia")
+    try:
+        create_table(p, "two-player-28", seats={1: "easy"})
+        page = p.page
+        play_until([page], lambda: hands_finished(page) >= 1)
+        panel = page.locator(".center-panel.hand-result")
+        panel.wait_for()
+        status = view_state(page)["status"]
+        assert re.search(r"Hand 1 is over\. The next hand starts in [1-3] s", status), status
+        assert "Hand 1 is over" in panel.inner_text()
+        assert re.search(r"next hand starts in [1-3] s", panel.locator(".next-hand").inner_text())
+        assert not [c for c in view_state(page)["hand"] if c["legal"]]
+        assert page.locator(".seat.to-act").count() == 0
+        # The pause ends by itself: the countdown says so and play goes on.
+        wait_for(lambda: "has started" in panel.locator(".next-hand").inner_text(), what="the end")
+        wait_for(lambda: [c for c in view_state(page)["hand"] if c["legal"]], what="a move")
+        assert "Hand 1 is over" not in view_state(page)["status"]
         _no_js_errors(p)
     finally:
         p.close()
