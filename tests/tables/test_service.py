@@ -518,3 +518,30 @@ async def test_game_id_look_up_gives_up(redis_client: aioredis.Redis, namespace:
         await service.run_due(table.id)
         looks += 1
     assert 10 <= looks <= 20 and 300_000 <= clock.ms - ended <= 330_000
+
+
+async def test_instances_racing_from_their_cached_copies(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """Two instances change a table from the copies they hold: the stale one loses the
+    compare-and-set, reads the table again (kept for its hub too) and applies on top."""
+    one, _ = make_service(redis_client, namespace, turn_timer_seconds=0)
+    two, _ = make_service(redis_client, namespace, turn_timer_seconds=0)
+    table = await one.create(ALICE, "classic")
+    await one.sit(table.id, BOB, 1)
+    for seat in (2, 3):
+        await one.add_bot(table.id, ALICE, seat)
+    await one.start(table.id, ALICE)
+    started, state = await two.read(table.id)  # both instances hold the started table
+    alice_pass = engine.move_to_json(engine.legal_moves(state, 0)[0])
+    bob_pass = engine.move_to_json(engine.legal_moves(state, 1)[0])
+    await one.move(table.id, ALICE, "a1", alice_pass)
+    result = await two.move(table.id, BOB, "b1", bob_pass)  # from a stale copy: retried
+    assert result.version == started.version + 2
+    for service in (one, two):
+        t, s = await service.read(table.id)
+        assert t.version == started.version + 2 and s.passes[0] and s.passes[1]
+        assert t.recent_moves[ALICE.player_id] == [["a1", started.version + 1]]
+        assert t.recent_moves[BOB.player_id] == [["b1", started.version + 2]]
+    # What the second instance held before the race was left as it was: changes use copies.
+    assert not state.passes[0] and not started.recent_moves
