@@ -900,6 +900,10 @@ class TablePage {
     return out;
   }
 
+  pauseText() {
+    return `Hand ${this.view.hand_no} is over. ${this.nextHandText()}`;
+  }
+
   nextHandText() {
     const left = this.pauseLeft();
     return left > 0 ? `The next hand starts in ${Math.ceil(left / 1000)} s.` : "The next hand has started.";
@@ -951,6 +955,7 @@ class TablePage {
     if (bar.querySelector(".name-form")) return; // the player is typing a name
     const buttons = [];
     let text = "";
+    this.pauseStatus = false;
     const mySeat = me !== null ? t.seats[me] : null;
     const isHost = this.player && t.host === this.player.id;
     if (t.status === "waiting") {
@@ -977,11 +982,12 @@ class TablePage {
       if (me !== null) buttons.push(h("button", { type: "button", class: "btn primary", onclick: () => this.send("rematch") }, "Rematch"));
       const replay = this.replayLink();
       if (replay) buttons.push(replay);
-    } else if (this.pauseLeft() > 0) {
-      text = `Hand ${v.hand_no} is over. ${this.nextHandText()}`;
     } else if (me !== null && mySeat && mySeat.away) {
       text = "You are away: the computer is playing for you.";
       buttons.push(h("button", { type: "button", class: "btn primary", id: "im-back", onclick: () => this.send("back") }, "I'm back"));
+    } else if (this.pauseLeft() > 0) {
+      this.pauseStatus = true; // renderClocks counts down in the status line
+      text = this.pauseText();
     } else if (v.phase === "direction") {
       if (v.legal && v.legal.type === "direction") {
         text = "You deal: choose where everyone passes their cards this hand.";
@@ -1435,14 +1441,10 @@ class TablePage {
     const mine = this.seat !== null && seats.has(this.seat);
     setText(this.el.clock, mine ? `${text} left` : "");
     this.el.clock.classList.toggle("urgent", mine && left < 6000);
-    // The pause between hands: its countdown, and the status line once it is over.
+    // The pause between hands counts down in the result panel and the status line.
     const next = this.el.center.querySelector(".next-hand");
     if (next) setText(next, this.nextHandText());
-    const paused = this.pauseLeft() > 0;
-    if (paused || this.wasPaused) {
-      this.wasPaused = paused;
-      this.renderActions();
-    }
+    if (this.pauseStatus) setText(this.el.status, this.pauseText());
   }
 
   // -- chat and table log ---------------------------------------------------------------------
