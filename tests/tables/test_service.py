@@ -409,10 +409,18 @@ async def test_pause_between_hands(redis_client: aioredis.Redis, namespace: str)
     assert await service.store.claim_due(clock.ms, 10_000) == []
     t, state = await service.read(table.id)
     assert t.version == version and not any(state.passes)
-    # The pause ends: one change opens the hand, the turn timer starts then, computers pass.
+    # The pause ends. The instance that claims it dies before acting; once its lease is over,
+    # another instance claims the table and opens the hand: one change, the turn timer
+    # starts then, the computers pass.
     clock.ms = ended + 3000
     assert await service.store.claim_due(clock.ms, 10_000) == [table.id]
-    await service.run_due(table.id)
+    other, _ = make_service(
+        redis_client, namespace, clock, turn_timer_seconds=10, hand_pause_ms=3000
+    )
+    assert await other.store.claim_due(clock.ms + 9_999, 10_000) == []
+    clock.ms += 10_000
+    assert await other.store.claim_due(clock.ms, 10_000) == [table.id]
+    await other.run_due(table.id)
     t, state = await service.read(table.id)
     assert t.version == version + 1 and t.pause_until_ms is None
     assert t.deadline_ms == clock.ms + 10_000 and t.deadline_seats == [0]
