@@ -119,6 +119,8 @@ class TableService:
         # same: the view and the seed are the same); a new position searches again.
         self._bot_memo: dict[tuple[str, int, int, int, str], dict[str, object]] = {}
         self._locks: dict[str, _TableLock] = {}
+        # Commits of this instance waiting for their reply, by table.
+        self._committing: dict[str, set[asyncio.Future[None]]] = {}
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -132,6 +134,13 @@ class TableService:
             cached = self._read_cache.get(table_id)
             if cached is not None and cached[0] >= at_least:
                 return cached[1], cached[2]
+            landing = self._committing.get(table_id)
+            if landing:
+                # This instance is committing a change here: most likely that very version.
+                await asyncio.wait(list(landing))
+                cached = self._read_cache.get(table_id)
+                if cached is not None and cached[0] >= at_least:
+                    return cached[1], cached[2]
         loaded = await self.store.load(table_id)
         if loaded is None:
             self._read_cache.pop(table_id, None)
@@ -140,7 +149,9 @@ class TableService:
         if cached is not None and cached[0] == loaded.version:
             return cached[1], cached[2]
         table, state = _parse(loaded)
-        self._read_cache[table_id] = (loaded.version, table, state)
+        if cached is None or cached[0] < loaded.version:
+            # Not over a newer copy: this instance may have committed one meanwhile.
+            self._read_cache[table_id] = (loaded.version, table, state)
         return table, state
 
     def forget(self, table_id: str) -> None:
@@ -638,7 +649,7 @@ class TableService:
         if hit is not None and hit[0] == loaded.version:
             return hit[1].clone(), hit[2], False  # parsed already (the hub read it)
         table, state = _parse(loaded)
-        if hit is not None:
+        if hit is not None and hit[0] < loaded.version:
             # A newer version than the cached one (a lost race): the hub will want it too.
             self._read_cache[table_id] = (loaded.version, table, state)
             table = table.clone()
@@ -746,18 +757,30 @@ class TableService:
         message = orjson.dumps(note)
         blob = orjson.dumps(table.to_json()) if change.state_changed else None
         due = self._next_due(table, now)
-        result = await self.store.commit(
-            table.id,
-            expected_version=expected,
-            blob=blob,
-            message=message,
-            ttl_seconds=ttl,
-            due="remove" if due is None else due,
-            lobby_summary=self._lobby_change(before, table, now + ttl * 1000),
-            moves=[orjson.dumps(m) for m in change.moves],
-            new_game=change.new_game,
-            records=[encode_event(r) for r in records],
-        )
+        # The table's channel often tells this instance's hub of the change before the reply
+        # comes back: the hub waits for the reply (``read``) instead of reading the table.
+        landing: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        committing = self._committing.setdefault(table.id, set())
+        committing.add(landing)
+        try:
+            result = await self.store.commit(
+                table.id,
+                expected_version=expected,
+                blob=blob,
+                message=message,
+                ttl_seconds=ttl,
+                due="remove" if due is None else due,
+                lobby_summary=self._lobby_change(before, table, now + ttl * 1000),
+                moves=[orjson.dumps(m) for m in change.moves],
+                new_game=change.new_game,
+                records=[encode_event(r) for r in records],
+            )
+        finally:
+            # Its waiters run after this change is in the read cache (no await until then).
+            landing.set_result(None)
+            committing.discard(landing)
+            if not committing and self._committing.get(table.id) is committing:
+                del self._committing[table.id]
         if not result.ok:
             return False
         table.version = new_version

@@ -553,3 +553,38 @@ async def test_instances_racing_from_their_cached_copies(
         assert t.recent_moves[BOB.player_id] == [["b1", started.version + 2]]
     # What the second instance held before the race was left as it was: changes use copies.
     assert not state.passes[0] and not started.recent_moves
+
+
+async def test_a_read_of_the_version_being_committed_here_waits_for_the_commit(
+    redis_client: aioredis.Redis, namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's channel may announce a change before its commit's reply comes back: the
+    hub's read of that version then waits for the reply instead of reading Redis."""
+    service, _ = make_service(redis_client, namespace)
+    table = await service.create(ALICE, "classic")
+    store = service.store
+    reply = asyncio.Event()
+    loads = 0
+    real_commit, real_load = store.commit, store.load
+
+    async def held_commit(*args: Any, **kwargs: Any) -> Any:
+        result = await real_commit(*args, **kwargs)
+        await reply.wait()
+        return result
+
+    async def counted_load(table_id: str) -> Any:
+        nonlocal loads
+        loads += 1
+        return await real_load(table_id)
+
+    monkeypatch.setattr(store, "commit", held_commit)
+    monkeypatch.setattr(store, "load", counted_load)
+    sitting = asyncio.create_task(service.sit(table.id, BOB, 1))
+    await asyncio.sleep(0.05)  # committed in Redis, the reply held back
+    reading = asyncio.create_task(service.read(table.id, at_least=table.version + 1))
+    await asyncio.sleep(0.05)
+    assert not reading.done()
+    reply.set()
+    seen, _ = await reading
+    assert await sitting == seen.version == table.version + 1
+    assert seen.seats[1].player_id == BOB.player_id and loads == 0
