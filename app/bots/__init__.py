@@ -106,10 +106,11 @@ class BotPool:
         seed: int,
         budget_ms: int | None = None,
         options: Mapping[str, object] | None = None,
+        hard_cap_ms: float | None = None,
     ) -> dict[str, object]:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
-            self._executor, choose_move, level, dict(view), seed, budget_ms, options
+            self._executor, choose_move, level, dict(view), seed, budget_ms, options, hard_cap_ms
         )
 
     def close(self) -> None:

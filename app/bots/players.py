@@ -29,7 +29,9 @@ FACE_NAMES = ("light", "dark")
 # rollouts per millisecond of budget: measured about 11-12 per ms on one core of the reference
 # machine (docs/bots.md); a fixed rate keeps decisions machine-independent and replayable
 ROLLOUTS_PER_MS = 10
-DEFAULT_BUDGET_MS = {"easy": 0, "standard": 0, "pro": 40, "expert": 500}
+# Expert's rollouts (its policy, deal weighting) cost more than the Standard rollouts this rate
+# was measured on: 450 units take about 500 ms of one core (docs/bots.md, "Decision time")
+DEFAULT_BUDGET_MS = {"easy": 0, "standard": 0, "pro": 40, "expert": 450}
 HARD_CAP_MS = {"easy": 50, "standard": 50, "pro": 250, "expert": 1000}
 PASS_BUDGET_MS = 1500
 PASS_HARD_CAP_MS = 2000

@@ -336,10 +336,12 @@ def test_bot_pool_runs_off_the_event_loop() -> None:
     pool = bots.BotPool(executor=ThreadPoolExecutor(max_workers=1))
 
     async def go() -> dict[str, object]:
-        return await pool.choose("pro", v, seed=5, budget_ms=SMALL_BUDGET)
+        return await pool.choose("pro", v, seed=5, budget_ms=SMALL_BUDGET, hard_cap_ms=1e9)
 
     try:
         mv = asyncio.run(go())
     finally:
         pool.close()
     assert mv["type"] == "play" or mv["type"] == "pass"
+    # the same decision as a direct call (the cap is passed through and never cuts this search)
+    assert mv == bots.choose_move("pro", v, seed=5, budget_ms=SMALL_BUDGET, hard_cap_ms=1e9)
