@@ -13,6 +13,8 @@ import os
 import threading
 import time
 
+OUTBOX_NICE = 10  # the results writer's niceness, above the server's
+
 
 def exit_with_parent(
     preload: str | None = None, parent: int | None = None, every: float = 1.0
@@ -42,8 +44,14 @@ def run_outbox_process(
     log_level: str = "info",
     parent: int | None = None,
 ) -> None:
-    """The results writer (app.db.outbox) of one server, in a process of its own."""
+    """The results writer (app.db.outbox) of one server, in a process of its own.
+
+    It runs at a lower priority (nice +10): its records wait seconds without harm, while its
+    milliseconds of SQL per record, all at the end of a hand, took the CPU from the event
+    loops that serve the moves (measured with bench.load: the latency spike at the end of
+    the hands)."""
     exit_with_parent(parent=parent)
+    os.nice(OUTBOX_NICE)
     import asyncio
     import logging
     import signal

@@ -143,33 +143,47 @@ class TableStore:
 
     async def game_moves(self, table_id: str, start: int = 0) -> list[bytes]:
         """The current game's moves from index ``start`` on (each ``[seat, move]`` JSON)."""
-        raw = await self.redis.lrange(keys.moves_key(table_id), start, -1)
-        return [_as_bytes(r) for r in raw]
+        return await self._lrange(keys.moves_key(table_id), start)
 
     async def read_log(self, table_id: str) -> list[bytes]:
         """Every log entry still kept, oldest first."""
-        raw = await self.redis.lrange(keys.log_key(table_id), 0, -1)
-        return [_as_bytes(r) for r in raw]
+        return await self._lrange(keys.log_key(table_id), 0)
+
+    async def _lrange(self, key: str, start: int) -> list[bytes]:
+        if self.fast is not None:
+            raw: list[bytes] = await self.fast.call("LRANGE", key, start, -1)
+            return raw
+        return [_as_bytes(r) for r in await self.redis.lrange(key, start, -1)]
 
     # -- due times -------------------------------------------------------------------------
 
+    # The due loop and the end of a hand run these on every instance: through the pipelined
+    # client when there is one, like the move path (redis-py opened connections in bursts).
+
     async def claim_due(self, now_ms: float, lease_ms: float, limit: int = 50) -> list[str]:
-        items: list[bytes] = await self._claim(
-            keys=[self.due_key], args=[int(now_ms), int(now_ms + lease_ms), limit]
+        items: list[bytes] = await self._run(
+            self._claim, keys=[self.due_key], args=[int(now_ms), int(now_ms + lease_ms), limit]
         )
         return [i.decode() for i in items]
 
     async def set_due_if_version(self, table_id: str, version: int, due: float | None) -> bool:
-        ok = await self._set_due(
+        ok = await self._run(
+            self._set_due,
             keys=[keys.version_key(table_id), self.due_key],
             args=[version, table_id, "-" if due is None else str(int(due))],
         )
         return int(ok) == 1
 
     async def drop_due(self, table_id: str) -> None:
-        await self.redis.zrem(self.due_key, table_id)
+        if self.fast is not None:
+            await self.fast.call("ZREM", self.due_key, table_id)
+        else:
+            await self.redis.zrem(self.due_key, table_id)
 
     async def due_of(self, table_id: str) -> float | None:
+        if self.fast is not None:
+            raw = await self.fast.call("ZSCORE", self.due_key, table_id)
+            return None if raw is None else float(raw)
         score: float | None = await self.redis.zscore(self.due_key, table_id)
         return score
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from app.db.models import Game
 from app.main import OutboxProcess, results_stream
 from app.settings import Settings
 from app.store import make_redis
+from app.workers import OUTBOX_NICE
 from tests.conftest import real_redis_url
 
 pytestmark = pytest.mark.asyncio
@@ -59,6 +61,9 @@ async def test_outbox_process_writes_records_and_stops(tmp_path: Path, namespace
             assert time.monotonic() < deadline, "the record never reached SQL"
             await asyncio.sleep(0.1)
         assert games[0].status == "finished" and games[0].totals == [10, 20, 30, 40]
+        # Background work: it yields the CPU to the server's event loop.
+        here = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, outbox.process.pid) == min(19, here + OUTBOX_NICE)
     finally:
         await outbox.stop()
         database.dispose()

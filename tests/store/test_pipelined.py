@@ -79,6 +79,39 @@ async def test_commit_and_load_through_the_pipeline(fast_store: TableStore) -> N
     assert 0 < await fast_store.redis.ttl(keys.state_key(tid)) <= 60
 
 
+async def test_due_times_and_move_lists_through_the_pipeline(fast_store: TableStore) -> None:
+    """The due loop's and the results' commands give what redis-py gives."""
+    plain = TableStore(fast_store.redis, namespace=fast_store.namespace, log_size=3)
+    tid = uuid.uuid4().hex[:10]
+    first = await fast_store.commit(
+        tid,
+        expected_version=0,
+        blob=b"s",
+        message=b"m",
+        ttl_seconds=60,
+        due=1_000.0,
+        moves=[b"[0,1]", b"[1,2]", b"[2,3]"],
+    )
+    assert first.ok
+    for store in (fast_store, plain):
+        assert await store.game_moves(tid) == [b"[0,1]", b"[1,2]", b"[2,3]"]
+        assert await store.game_moves(tid, 2) == [b"[2,3]"]
+        assert await store.read_log(tid) == [b"m"]
+        assert await store.due_of(tid) == 1_000.0
+        assert await store.due_of("no-such-table") is None
+    assert await fast_store.claim_due(2_000, 5_000) == [tid]
+    assert await plain.due_of(tid) == 7_000.0  # leased
+    assert await fast_store.claim_due(2_000, 5_000) == []
+    assert not await fast_store.set_due_if_version(tid, 7, 3_000.0)  # not at that version
+    assert await fast_store.set_due_if_version(tid, 1, 3_000.0)
+    assert await plain.due_of(tid) == 3_000.0
+    assert await fast_store.set_due_if_version(tid, 1, None)
+    assert await fast_store.due_of(tid) is None
+    await plain.set_due_if_version(tid, 1, 4_000.0)
+    await fast_store.drop_due(tid)
+    assert await plain.due_of(tid) is None
+
+
 async def test_many_commits_in_flight_each_get_their_own_reply(fast_store: TableStore) -> None:
     ids = [uuid.uuid4().hex[:10] for _ in range(50)]
     results = await asyncio.gather(
