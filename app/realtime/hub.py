@@ -290,6 +290,12 @@ class TableHub:
         self.conns.add(conn)
 
     def on_message(self, _channel: str, data: bytes) -> None:
+        # A notice begins {"v":N, (the service writes it so): one this instance has queued
+        # already (it committed the change) is dropped without parsing it.
+        if data.startswith(b'{"v":'):
+            end = data.find(b",", 5)
+            if 5 < end < 25 and data[5:end].isdigit() and int(data[5:end]) <= self.note_version:
+                return
         try:
             note = orjson.loads(data)
             version = int(note["v"])

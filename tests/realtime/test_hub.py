@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any, cast
 
+import orjson
 import pytest
 
-from app.realtime.hub import OUTBOX_LIMIT, Connection
+from app.realtime.hub import OUTBOX_LIMIT, Connection, TableHub
 
 pytestmark = pytest.mark.asyncio
 
@@ -54,3 +56,17 @@ async def test_a_failing_send_closes_the_connection() -> None:
     conn.send(b"1")
     assert conn.closed.is_set()
     await conn.stop()
+
+
+async def test_a_notice_is_queued_once_whichever_way_it_comes_first() -> None:
+    hub = TableHub(cast(Any, None), "t1")
+    note = {"v": 5, "s": 1, "events": [{"kind": "sat", "seat": 1, "v": 5}]}
+    hub.note_version = 4
+    hub.committed_here(note)  # this instance committed version 5
+    hub.on_message("ch", orjson.dumps(note))  # ... and its channel says so too
+    hub.on_message("ch", orjson.dumps({"v": 6, "s": 1, "events": []}))  # another's change
+    hub.on_message("ch", orjson.dumps({"v": 6, "s": 1, "events": []}))
+    hub.on_message("ch", b"not json")  # logged and dropped
+    hub.on_message("ch", b'{"v":"x"}')
+    queued = [hub._notes.get_nowait() for _ in range(hub._notes.qsize())]
+    assert queued == [note, {"v": 6, "s": 1, "events": []}] and hub.note_version == 6
