@@ -71,17 +71,24 @@ def rss_kb(pid: int) -> int:
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process and of its worker processes (results writer,
     computer players), in seconds."""
+    own, workers = cpu_split(pid)
+    return own + workers
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """User + system CPU seconds of a process, and of its worker processes."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return 0.0
+        return 0.0, 0.0
     ticks = os.sysconf("SC_CLK_TCK")
-    total = sum(int(fields[i]) for i in (11, 12)) / ticks  # utime, stime
+    own = sum(int(fields[i]) for i in (11, 12)) / ticks  # utime, stime
+    workers = 0.0
     for task in Path(f"/proc/{pid}/task").glob("*"):
         with contextlib.suppress(OSError, ValueError):
             for child in (task / "children").read_text().split():
-                total += cpu_seconds(int(child))
-    return total
+                workers += cpu_seconds(int(child))
+    return own, workers
 
 
 @contextlib.contextmanager
@@ -501,9 +508,19 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         proc.start()
     barrier.wait(timeout=args.timeout)
     rss_sockets = [rss_kb(p) for p in pids]
-    cpu_before = [cpu_seconds(p) for p in pids]
+    cpu_before = [cpu_split(p) for p in pids]
     got = [results.get(timeout=args.timeout + 60) for _ in procs]
-    cpu_after = [cpu_seconds(p) for p in pids]
+    cpu_after = [cpu_split(p) for p in pids]
+    # The results writer finishes the last tables' records after the run: its CPU until the
+    # outbox stream is empty (servers this run started) counts in the "until written" figure.
+    outbox = getattr(args, "outbox_stream", None)
+    if outbox:
+        client = redis.Redis.from_url(args.redis_url)
+        deadline = time.monotonic() + 60
+        while client.xlen(outbox) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        client.close()
+    cpu_written = [cpu_split(p) for p in pids] if outbox else cpu_after
     for proc in procs:
         proc.join(30)
     errors = [g["error"] for g in got if "error" in g]
@@ -536,7 +553,10 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         (after - before) * 1024 / max(1, sockets / len(pids))
         for before, after in zip(rss_before, rss_sockets, strict=True)
     ]
-    server_cpu = sum(a - b for a, b in zip(cpu_after, cpu_before, strict=True))
+    own_cpu = sum(a[0] - b[0] for a, b in zip(cpu_after, cpu_before, strict=True))
+    worker_cpu = sum(a[1] - b[1] for a, b in zip(cpu_after, cpu_before, strict=True))
+    written_cpu = sum(a[1] - b[1] for a, b in zip(cpu_written, cpu_before, strict=True))
+    server_cpu = own_cpu + worker_cpu
     return {
         "instances": len(addresses),
         "tables": args.tables,
@@ -550,6 +570,8 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         "redis_bytes_per_table": statistics.mean(table_bytes) if table_bytes else 0,
         "server_bytes_per_socket": statistics.mean(per_socket) if per_socket else 0,
         "server_cpu_us_per_move": server_cpu / moves * 1e6 if moves and pids else 0.0,
+        "worker_cpu_us_per_move": worker_cpu / moves * 1e6 if moves and pids else 0.0,
+        "written_cpu_us_per_move": written_cpu / moves * 1e6 if moves and pids else 0.0,
         "client_cpu_s": sum(g["cpu"] for g in got),
         "load": os.getloadavg()[0],
         "think_ms": args.think_ms,
@@ -571,7 +593,9 @@ def report(result: dict[str, Any]) -> None:
         f" (plays only: p99 {result['play_p99_ms']:.1f} ms);"
         f" Redis {result['redis_bytes_per_table'] / 1024:.1f} KB/table,"
         f" server {result['server_bytes_per_socket'] / 1024:.1f} KB/socket,"
-        f" server CPU (with its worker processes) {result['server_cpu_us_per_move']:.0f} us/move,"
+        f" server CPU (with its worker processes) {result['server_cpu_us_per_move']:.0f} us/move"
+        f" ({result['worker_cpu_us_per_move']:.0f} of it in the workers;"
+        f" workers until the results were in SQL {result['written_cpu_us_per_move']:.0f}),"
         f" load generator CPU {result['client_cpu_s']:.1f} s"
         f" (load average {result['load']:.1f})",
         flush=True,
@@ -628,6 +652,7 @@ def main() -> None:
     for count in args.instances:
         namespace = "bench" + uuid.uuid4().hex[:8]
         try:
+            args.outbox_stream = "{" + namespace + ":outbox}:results"
             with servers(count, args.redis_url, namespace, extra) as started:
                 report(run_load([a for a, _ in started], [p for _, p in started], args))
         finally:
