@@ -238,6 +238,36 @@ def print_row(r: Mapping[str, Any]) -> None:
         )
 
 
+def summarize_files(paths: list[str]) -> list[dict[str, Any]]:
+    """One summary per (preset, tested, field) found in ``--per-deal`` files."""
+    runs: dict[tuple[str, str, str], dict[int, DealResult]] = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                d = json.loads(line)
+                r = DealResult(
+                    int(d["deal"]),
+                    list(d["tested_points"]),
+                    list(d["base_points"]),
+                    int(d["tested_moons"]),
+                    int(d["moons_against"]),
+                    int(d.get("base_moons", 0)),
+                    times=d.get("times", {}),
+                )
+                # the tested player's own times (when the file has them)
+                mine = r.times.get(d["tested"], {})
+                r.play_ms = list(mine.get("play", []))
+                r.pass_ms = list(mine.get("pass", []))
+                runs.setdefault((d["preset"], d["tested"], d["field"]), {})[r.deal] = r
+    rows = []
+    for (preset, tested, fld), deals in runs.items():
+        results = [deals[k] for k in sorted(deals)]
+        rows.append(summarize(preset, tested, fld, results, 0.0))
+    return rows
+
+
 def _set_knob(spec: str) -> None:
     """``module.NAME=value`` (module in app.bots): an experiment's setting, e.g.
     ``expert.INFERENCE=0``; set before the worker processes fork."""
@@ -297,7 +327,19 @@ def main() -> None:
     )
     ap.add_argument("--per-deal", default=None, help="write each deal's result (JSON lines)")
     ap.add_argument("--progress", type=int, default=50, help="print a partial summary every N")
+    ap.add_argument(
+        "--summarize",
+        nargs="+",
+        metavar="FILE",
+        help="play nothing: print the summary of the deals in these --per-deal files (a run "
+        "split into parts with --first-deal; a deal found twice counts once)",
+    )
     args = ap.parse_args()
+    if args.summarize:
+        for row in summarize_files(args.summarize):
+            print_row(row)
+            print(json.dumps(row), flush=True)
+        return
     if args.expert_standard_pass:
         expert.SIMULATED_PASS = False
     for spec in args.set:
@@ -343,6 +385,8 @@ def run_preset(preset: str, args: argparse.Namespace) -> dict[str, Any]:
                         "base_points": r.base_points,
                         "tested_moons": r.tested_moons,
                         "moons_against": r.moons_against,
+                        "base_moons": r.base_moons,
+                        "times": r.times,
                     }
                 )
                 + "\n"
