@@ -516,9 +516,12 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     outbox = getattr(args, "outbox_stream", None)
     if outbox:
         client = redis.Redis.from_url(args.redis_url)
-        deadline = time.monotonic() + 60
-        while client.xlen(outbox) and time.monotonic() < deadline:
+        left, progress = client.xlen(outbox), time.monotonic()
+        while left and time.monotonic() < progress + 3:  # no writer: gives up after 3 s
             time.sleep(0.1)
+            now_left = client.xlen(outbox)
+            if now_left < left:
+                left, progress = now_left, time.monotonic()
         client.close()
     cpu_written = [cpu_split(p) for p in pids] if outbox else cpu_after
     for proc in procs:
