@@ -249,6 +249,21 @@ class TableRun:
     ended_at: float = 0.0
 
 
+def random_move(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A random move among those a view's ``legal`` offers, as the protocol writes it."""
+    kind = legal["type"]
+    if kind == "pass":
+        return {"type": "pass", "cards": rng.sample(legal["cards"], legal["count"])}
+    if kind == "play":
+        move: dict[str, Any] = {"type": "play", "card": rng.choice(legal["cards"])}
+        if legal.get("faces"):
+            move["face"] = rng.choice(legal["faces"])
+        return move
+    if kind == "direction":
+        return {"type": "direction", "direction": rng.choice(legal["directions"])}
+    return {"type": "moon", "choice": rng.choice(legal["choices"])}
+
+
 class Seat:
     """A scripted player (seat 0-3) or a spectator (seat None) on one table."""
 
@@ -313,20 +328,7 @@ class Seat:
     def act(self, msg: dict[str, Any], version: int) -> None:
         legal = msg["view"]["legal"]
         kind = legal["type"]
-        rng = self.rng
-        if kind == "pass":
-            move: dict[str, Any] = {
-                "type": "pass",
-                "cards": rng.sample(legal["cards"], legal["count"]),
-            }
-        elif kind == "play":
-            move = {"type": "play", "card": rng.choice(legal["cards"])}
-            if legal.get("faces"):
-                move["face"] = rng.choice(legal["faces"])
-        elif kind == "direction":
-            move = {"type": "direction", "direction": rng.choice(legal["directions"])}
-        else:
-            move = {"type": "moon", "choice": rng.choice(legal["choices"])}
+        move = random_move(legal, self.rng)
         self.acted = version
         self.n += 1
         mid = f"{self.seat}-{self.n}"
