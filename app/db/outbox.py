@@ -78,6 +78,10 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
+# With nothing to write, the worker looks for new records at least this far apart.
+IDLE_POLL_S = 0.25
+
+
 class OutboxWorker:
     """Moves outbox records from Redis to SQL; run several, anywhere, safely."""
 
@@ -127,7 +131,10 @@ class OutboxWorker:
     async def run(self, stop_event: asyncio.Event) -> None:
         """Work until `stop_event` is set. Survives Redis and database outages."""
         log.info("outbox worker %s started on %s", self.consumer, self.stream)
+        loop = asyncio.get_running_loop()
         while not stop_event.is_set():
+            before = self.handled
+            started = loop.time()
             try:
                 await self.ensure_group()
                 ok = await self.step()
@@ -140,6 +147,13 @@ class OutboxWorker:
                 ok = False
             if ok:
                 self._failures = 0
+                if self.handled == before:
+                    # Nothing to do. A real Redis blocked in XREADGROUP until block_ms ran
+                    # out; the in-process stand-in answers at once, so wait out the rest of an
+                    # idle poll here instead of spinning on a core.
+                    idle = min(IDLE_POLL_S, self.block_ms / 1000) - (loop.time() - started)
+                    if idle > 0:
+                        await _wait(stop_event, idle)
                 continue
             self._failures += 1
             delay = min(self.retry_max, self.retry_base * 2 ** min(self._failures - 1, 16))

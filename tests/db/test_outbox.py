@@ -205,3 +205,38 @@ async def test_sqlite_outage_loses_nothing(
         await _outage(worker_db, fake_redis, stream_key, go_down, come_back, sqlite_database)
     finally:
         worker_db.dispose()
+
+
+@pytest.mark.asyncio
+async def test_an_idle_worker_does_not_spin(
+    sqlite_database: Database, fake_redis: Any, stream_key: str
+) -> None:
+    """The in-process stand-in does not block in XREADGROUP: an idle worker must poll, not busy
+    loop (it once burned a whole core in an idle embedded server), and still write new records
+    promptly."""
+    worker = OutboxWorker(fake_redis, sqlite_database, stream=stream_key, block_ms=2000)
+    steps = 0
+    step = worker.step
+
+    async def counted(block_ms: int | None = None) -> bool:
+        nonlocal steps
+        steps += 1
+        return await step(block_ms)
+
+    worker.step = counted  # type: ignore[method-assign]
+    stop = asyncio.Event()
+    task = asyncio.create_task(worker.run(stop))
+    try:
+        await asyncio.sleep(1.0)
+        assert steps <= 8, f"{steps} steps in 1 s with nothing to write"
+        players = [create_guest(sqlite_database, f"Q{i}") for i in range(4)]
+        seats = seats_of(*(p.id for p in players))
+        await enqueue(fake_redis, game_event(seats, [26, 0, 0, 0], game_no=0), stream=stream_key)
+
+        async def written() -> bool:
+            return worker.written == 1
+
+        await _until(written, "the new record to be written", limit=5.0)
+    finally:
+        stop.set()
+        await task
