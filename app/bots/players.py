@@ -30,8 +30,8 @@ FACE_NAMES = ("light", "dark")
 # machine (docs/bots.md); a fixed rate keeps decisions machine-independent and replayable
 ROLLOUTS_PER_MS = 10
 # Expert's rollouts (its policy, deal weighting) cost more than the Standard rollouts this rate
-# was measured on: 450 units take about 500 ms of one core (docs/bots.md, "Decision time")
-DEFAULT_BUDGET_MS = {"easy": 0, "standard": 0, "pro": 40, "expert": 450}
+# was measured on: 400 units take about 500 ms of one core (docs/bots.md, "Decision time")
+DEFAULT_BUDGET_MS = {"easy": 0, "standard": 0, "pro": 40, "expert": 400}
 HARD_CAP_MS = {"easy": 50, "standard": 50, "pro": 250, "expert": 1000}
 PASS_BUDGET_MS = 1500
 PASS_HARD_CAP_MS = 2000
