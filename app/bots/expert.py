@@ -150,12 +150,18 @@ def search(k: Knowledge, rng: random.Random, budget: Budget) -> int:
             next_prune = worlds + max(8, worlds // 4)
             if len(alive) == 1:
                 break
+    return _best(vals, alive, worlds, cands, std)
+
+
+def _best(
+    vals: list[list[float]], alive: list[int], worlds: int, cands: list[int], preferred: int
+) -> int:
+    """The candidate with the lowest mean over the ``worlds`` deals; ties go to ``preferred``
+    (the Standard choice), then to the first."""
     means = {j: sum(vals[j][:worlds]) / worlds for j in alive}
     best = min(means.values())
     tied = [cands[j] for j in alive if means[j] <= best + 1e-9]
-    if std in tied:
-        return std
-    return tied[0]
+    return preferred if preferred in tied else tied[0]
 
 
 def _prune(vals: list[list[float]], alive: list[int], n: int) -> list[int]:
@@ -315,7 +321,4 @@ def simulated_pass(
             next_prune = worlds + max(8, worlds // 4)
             if len(alive) == 1:
                 break
-    means = {j: sum(vals[j][:worlds]) / worlds for j in alive}
-    best = min(means.values())
-    tied = [cands[j] for j in alive if means[j] <= best + 1e-9]
-    return fallback if fallback in tied else tied[0]
+    return _best(vals, alive, worlds, cands, fallback)

@@ -1,25 +1,6 @@
 """Each test's global keys on a real Redis (results stream, due set, lobby) are removed after
-it: they have no expiry (a table's own keys do)."""
+it, by the same autouse fixture as the store tests (tests/store/conftest.py)."""
 
-from __future__ import annotations
+from tests.store.conftest import drop_results_stream
 
-from collections.abc import Iterator
-
-import pytest
-import redis
-
-from tests.conftest import REDIS_URL
-
-
-@pytest.fixture(autouse=True)
-def drop_results_stream(request: pytest.FixtureRequest, namespace: str) -> Iterator[None]:
-    yield
-    callspec = getattr(request.node, "callspec", None)
-    if callspec is not None and callspec.params.get("redis_client") == "real":
-        client = redis.Redis.from_url(REDIS_URL)
-        try:
-            client.delete(
-                "{" + namespace + ":outbox}:results", f"{namespace}:due", f"{namespace}:lobby"
-            )
-        finally:
-            client.close()
+__all__ = ["drop_results_stream"]
