@@ -11,9 +11,11 @@ Play (``search``):
 - **Common random numbers and pruning**: every candidate is played out on the same deals; after
   each round of deals a candidate clearly worse than the best (paired over the same deals) is
   dropped, so the rest of the work goes to the close choices.
-- **Exact last tricks** (``endgame.py``, off by default: ``ENDGAME_CARDS``): each deal solved
-  exactly once no hand holds more than a few cards.  Measured no better than the rollouts (the
-  perfect-information play is over-optimistic), so it is not used; the code and its test stay.
+- **Exact last tricks** (``endgame.py``, ``ENDGAME_CARDS``): in the 28-card game each deal is
+  solved exactly (alpha-beta, ``Duel``) once no hand holds more than 10 cards.  With two players
+  the other hand is known but for the two dead cards, so solving each deal is close to solving
+  the real position.  Off in the games round the table: there, the perfect-information play
+  (every hand in view) measured no better than the rollouts.
 - The work is counted in full-rollout units (a rollout costs in proportion to the cards left,
   drawing and weighing a deal and a solved position their measured share), so a decision is a
   function of the view, the seed and the budget; the wall clock only stops it at the hard cap.
@@ -34,7 +36,7 @@ from itertools import combinations
 from app.engine import Layout, Rules, Tables, new_game, tables_for
 from app.engine.playout import Sim
 
-from .endgame import endgame_ok, solve_candidates
+from .endgame import duel_ok, endgame_ok, solve_candidates
 from .fast import double_rollout
 from .fast import rollout as fast_rollout
 from .inference import Plausibility
@@ -65,9 +67,11 @@ MIN_WORLDS = 16
 MAX_WORLDS = 2000
 PROPOSALS = 4
 # exact play of the last tricks once no hand holds more than this many cards; the cost of one
-# searched position, in full rollouts (measured)
-ENDGAME_CARDS: dict[str, int] = {}  # measured no better (docs/bots.md): {"twentyeight": 6}
+# searched position, in full rollouts (measured): max-n (``Solver``), alpha-beta (``Duel``,
+# the 28-card game: a position there is the start of a trick)
+ENDGAME_CARDS: dict[str, int] = {"twentyeight": 10}
 NODE_COST = 0.012
+DUEL_NODE_COST = 0.05
 # drawing one proposed deal, and weighing one observed play, in full rollouts (measured)
 DEAL_COST = 0.15
 EVENT_COST = 0.008
@@ -111,6 +115,7 @@ def search(k: Knowledge, rng: random.Random, budget: Budget) -> int:
     per_hand = max(k.capacity.get(h, 0) for h in range(k.t.n) if h != seat)
     per_hand = max(per_hand, k.own_hands[seat].bit_count())
     exact = endgame_ok(k.t) and per_hand <= ENDGAME_CARDS.get(k.t.game, 0)
+    node_cost = DUEL_NODE_COST if duel_ok(k.t) else NODE_COST
     proposals = PROPOSALS if plaus is not None else 1
     events = len(plaus.events) if plaus is not None else 0
     world_cost = proposals * (DEAL_COST + EVENT_COST * events)
@@ -127,7 +132,7 @@ def search(k: Knowledge, rng: random.Random, budget: Budget) -> int:
             got, nodes = solve_candidates(base, seat, [cands[j] & CARD_BITS for j in alive], dead)
             for j, v in zip(alive, got, strict=True):
                 vals[j].append(v)
-            spent += world_cost + nodes * NODE_COST
+            spent += world_cost + nodes * node_cost
         else:
             for j in alive:
                 d = cands[j]

@@ -12,7 +12,16 @@ from app.bots.inference import Plausibility
 from app.bots.knowledge import Knowledge
 from app.bots.policy import policy_move, policy_ok, policy_rollout
 from app.bots.standard import rollout, standard_play, standard_tables
-from app.engine import PRESETS, apply, make_rules, move_from_json, new_game, seats_to_act, view
+from app.engine import (
+    PRESETS,
+    GameState,
+    apply,
+    make_rules,
+    move_from_json,
+    new_game,
+    seats_to_act,
+    view,
+)
 from app.engine.game import legal_mask
 from app.engine.playout import Sim, policy_playout
 
@@ -215,3 +224,59 @@ def test_double_policy_plays_legal_cards(preset: str, monkeypatch: pytest.Monkey
         pts = fast.double_rollout(sim, -1)
         assert not any(sim.hands)
         assert sum(pts) in (52, 52 * (k.t.n - 1))
+
+
+def _duel_positions(max_cards: int, count: int) -> list[tuple[GameState, int]]:
+    """28-card positions with at most ``max_cards`` in each hand, both at the start of a trick
+    and after its lead, with the seat to move."""
+    from app.engine import legal_moves
+
+    rules = make_rules("two-player-28")
+    out = []
+    for seed in range(count):
+        rng = random.Random(seed)
+        s = new_game(rules, seed)
+        mid = seed % 2  # stop after a lead half of the time
+        while s.phase == "play" and (
+            max(x.bit_count() for x in s.hands) > max_cards or len(s.trick_cards) != mid
+        ):
+            seat = seats_to_act(s)[0]
+            s = apply(s, seat, rng.choice(legal_moves(s, seat)))
+        if s.phase == "play":
+            out.append((s, seats_to_act(s)[0]))
+    return out
+
+
+def test_duel_is_exact() -> None:
+    """The two-player alpha-beta search gives every seat the value of best play by both."""
+    from app.bots.endgame import Duel
+
+    checked = 0
+    for s, _ in _duel_positions(3, 30):
+        sim = Sim(s)
+        truth = _brute(sim.copy())
+        for me in (0, 1):
+            assert Duel(sim.t, s.dead, me).value(sim.copy()) == truth[me]
+            checked += 1
+    assert checked > 40
+
+
+def test_duel_agrees_with_the_max_n_solver() -> None:
+    """Deeper positions (7 cards each, moons possible): the same values as the general solver,
+    and the same candidate values through ``solve_candidates``."""
+    from app.bots.endgame import Duel, Solver, solve_candidates
+
+    checked = 0
+    for s, seat in _duel_positions(7, 16):
+        sim = Sim(s)
+        full = Solver(sim.t, s.dead, sim.moon_choice)
+        assert Duel(sim.t, s.dead, seat).value(sim.copy()) == full.value(sim.copy())[seat]
+        cands = [c for c in range(52) if sim.legal() >> c & 1]
+        got, nodes = solve_candidates(sim.copy(), seat, cands, s.dead)
+        want = []
+        for c in cands:
+            sm = sim.copy()
+            want.append(float(sm.score()[seat] if sm.play(c) else full.value(sm)[seat]))
+        assert got == want and nodes > 0
+        checked += 1
+    assert checked > 10
