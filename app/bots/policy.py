@@ -16,6 +16,8 @@ followed by sensible play:
   the QS is out, then the highest heart, then the highest card of the shortest side suit.
 - **Moon defence**: when one player holds every point taken so far and at least half of them,
   the others take a trick with points from that player when they can, and stop feeding it points.
+- **The dummy game**: a half dummy that follows a player's lead takes the trick with its highest
+  card when it can (the points then go to the dummy, and the player after it sheds on it).
 
 The classic game (3, 4 or 5 players, every option), the dummy game (there nobody runs for the
 moon: the dummy takes tricks too) and the 28-card game use it; in the 28-card game a void hand
@@ -231,11 +233,13 @@ def policy_card(
     gone: int,
     defend: bool,
     shoot: bool = False,
+    dummy_second: bool = False,
 ) -> int:
     """The policy's card for a hand to move.  ``wc``: the card winning the trick so far;
     ``gone``: every card played this hand, the trick in progress included; ``defend``: the
     trick's winner so far is running for the moon (take it from them if possible); ``shoot``:
-    this hand is the one running for the moon."""
+    this hand is the one running for the moon; ``dummy_second``: a half dummy follows a
+    player's lead (the dummy game)."""
     if shoot:
         return _shoot(pt, hand, legal, last, led, wc, gone)
     if led < 0:
@@ -246,6 +250,10 @@ def policy_card(
     below = (1 << wc) - 1 if wc >= 0 and wc // 13 == led else (1 << 52) - 1
     under = follow & below
     over = follow & ~below
+    if dummy_second:
+        # the half dummy takes the trick if it can: its points then score for the dummy, not
+        # for the player who plays it (the leader is no longer winning, the last player sheds)
+        return over.bit_length() - 1 if over else under.bit_length() - 1
     if defend and over and (points > 0 or not last):
         # take the trick from the moon runner: last, as cheaply as possible; else the highest
         return (over & -over).bit_length() - 1 if last else over.bit_length() - 1
@@ -385,6 +393,7 @@ def policy_rollout(sim: Sim, smart: int = -1) -> list[int]:
                     played | m,
                     runner >= 0 and runner != h and winner == runner and wc >= 0,
                     h == runner and shooting,
+                    dummy and i == 1 and h >= 2,
                 )
             b = 1 << c
             hands[h] = hand ^ b
@@ -479,4 +488,5 @@ def policy_move(sim: Sim, holder: int, legal: int) -> int:
         sim.played,
         runner >= 0 and runner != holder and winner == runner and wc >= 0,
         holder == runner and shooting,
+        players == 0 and holder >= 2 and len(sim.cards) == 1,
     )

@@ -280,3 +280,30 @@ def test_duel_agrees_with_the_max_n_solver() -> None:
         assert got == want and nodes > 0
         checked += 1
     assert checked > 10
+
+
+def test_policy_half_dummy_takes_the_trick_when_it_can() -> None:
+    """The dummy game: a half dummy that follows a player's lead plays its highest card of the
+    suit when that takes the trick (the points go to the dummy), else its highest card under."""
+    from app.engine import legal_moves
+
+    rules = make_rules("two-player-dummy", {"passing": "none"})
+    seen = {"over": 0, "under": 0}
+    for seed in range(40):
+        rng = random.Random(seed)
+        s = new_game(rules, seed)
+        while s.phase == "play":
+            sim = Sim(s)
+            h = sim.order[len(sim.cards)]
+            legal = sim.legal()
+            if h >= 2 and len(sim.cards) == 1 and legal & (legal - 1):
+                lead = sim.cards[0]
+                follow = legal & (0x1FFF << (13 * (lead // 13)))
+                if follow:
+                    over = follow & ~((2 << lead) - 1)
+                    want = over.bit_length() - 1 if over else follow.bit_length() - 1
+                    assert policy_move(sim, h, legal) == want
+                    seen["over" if over else "under"] += 1
+            seat = seats_to_act(s)[0]
+            s = apply(s, seat, rng.choice(legal_moves(s, seat)))
+    assert seen["over"] > 20 and seen["under"] > 20
