@@ -488,5 +488,5 @@ def policy_move(sim: Sim, holder: int, legal: int) -> int:
         sim.played,
         runner >= 0 and runner != holder and winner == runner and wc >= 0,
         holder == runner and shooting,
-        players == 0 and holder >= 2 and len(sim.cards) == 1,
+        sim.t.game == "dummy" and holder >= 2 and len(sim.cards) == 1,
     )
