@@ -67,8 +67,8 @@ MIN_WORLDS = 16
 MAX_WORLDS = 2000
 PROPOSALS = 4
 # exact play of the last tricks once no hand holds more than this many cards; the cost of one
-# searched position, in full rollouts (measured): max-n (``Solver``), alpha-beta (``Duel``,
-# the 28-card game: a position there is the start of a trick)
+# searched position, in full rollouts (measured): max-n (``Solver``), alpha-beta (``Duel``, the
+# 28-card game: a position there is the start of a trick; ``python -m bench.endgame``)
 ENDGAME_CARDS: dict[str, int] = {"twentyeight": 10}
 NODE_COST = 0.012
 DUEL_NODE_COST = 0.05
