@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import json
 import time
 from dataclasses import dataclass, field
@@ -52,12 +53,17 @@ def new_player(
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     page.js_errors = errors  # type: ignore[attr-defined]
-    if record_frames:
+    # The last frames each way, for the message of a failed wait (see settle).
+    recent: collections.deque[str] = collections.deque(maxlen=24)
+    page.recent_frames = recent  # type: ignore[attr-defined]
 
-        def on_ws(ws: Any) -> None:
+    def on_ws(ws: Any) -> None:
+        ws.on("framesent", lambda payload: recent.append("> " + _text(payload)[:300]))
+        ws.on("framereceived", lambda payload: recent.append("< " + _text(payload)[:300]))
+        if record_frames:
             ws.on("framereceived", lambda payload: player.frames.append(_text(payload)))
 
-        page.on("websocket", on_ws)
+    page.on("websocket", on_ws)
     page.goto("/")
     if name:
         page.fill("#guest-name", name)
@@ -164,7 +170,31 @@ def page_version(page: Any) -> int:
 
 
 def settle(page: Any, before: int, timeout: float = 10_000) -> None:
-    """Wait until the page has its answer to the move it just sent (a new state or an error)."""
+    """Wait until the page has its answer to the move it just sent (a new state or an error).
+
+    On a timeout the error says what the page showed and the last WebSocket frames, so a rare
+    failure can be read from the test report alone.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        _wait_settled(page, before, timeout)
+    except PlaywrightTimeout as exc:
+        marks = page.evaluate(
+            "() => { const p = document.querySelector('.table-page');"
+            " return p ? {...p.dataset, focus: document.activeElement &&"
+            " (document.activeElement.dataset.card || document.activeElement.id ||"
+            " document.activeElement.tagName)} : null; }"
+        )
+        frames = "\n".join(getattr(page, "recent_frames", []))
+        raise AssertionError(
+            f"no answer to the move within {timeout / 1000:g} s (version before {before}):"
+            f" page {marks}, view {view_state(page)}, JS errors"
+            f" {getattr(page, 'js_errors', [])}, last frames:\n{frames}"
+        ) from exc
+
+
+def _wait_settled(page: Any, before: int, timeout: float) -> None:
     page.wait_for_function(
         """(before) => {
             const p = document.querySelector('.table-page');
