@@ -16,6 +16,7 @@ times (p50/p99) of the tested player for plays and passes.  Games run in ``--wor
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import multiprocessing as mp
@@ -24,9 +25,9 @@ import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
-from app.bots import choose_move, expert
+from app.bots import choose_move
 from app.engine import (
     ChooseDirection,
     apply,
@@ -238,34 +239,86 @@ def print_row(r: Mapping[str, Any]) -> None:
         )
 
 
-def summarize_files(paths: list[str]) -> list[dict[str, Any]]:
-    """One summary per (preset, tested, field) found in ``--per-deal`` files."""
-    runs: dict[tuple[str, str, str], dict[int, DealResult]] = {}
+# What a per-deal line records about the run besides its deal: deals of different runs are never
+# merged into one summary.
+RUN_KEYS = (
+    "preset",
+    "tested",
+    "field",
+    "tested_budget_ms",
+    "field_budget_ms",
+    "tested_hard_cap_ms",
+    "field_hard_cap_ms",
+    "settings",
+)
+
+
+def _open_text(path: str, mode: str = "r") -> IO[str]:
+    if path.endswith(".gz"):
+        return gzip.open(path, mode + "t", encoding="utf-8")  # type: ignore[return-value]
+    return open(path, mode, encoding="utf-8")  # noqa: SIM115
+
+
+def _run_key(d: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(tuple(d.get(k) or []) if k == "settings" else d.get(k) for k in RUN_KEYS)
+
+
+def read_deals(paths: list[str]) -> dict[tuple[Any, ...], dict[int, dict[str, Any]]]:
+    """The per-deal lines of these files (plain or .gz), by run; a deal found twice counts once."""
+    runs: dict[tuple[Any, ...], dict[int, dict[str, Any]]] = {}
     for path in paths:
-        with open(path) as f:
+        with _open_text(path) as f:
             for line in f:
-                if not line.strip():
-                    continue
-                d = json.loads(line)
-                r = DealResult(
-                    int(d["deal"]),
-                    list(d["tested_points"]),
-                    list(d["base_points"]),
-                    int(d["tested_moons"]),
-                    int(d["moons_against"]),
-                    int(d.get("base_moons", 0)),
-                    times=d.get("times", {}),
-                )
-                # the tested player's own times (when the file has them)
-                mine = r.times.get(d["tested"], {})
-                r.play_ms = list(mine.get("play", []))
-                r.pass_ms = list(mine.get("pass", []))
-                runs.setdefault((d["preset"], d["tested"], d["field"]), {})[r.deal] = r
+                if line.strip():
+                    d = json.loads(line)
+                    runs.setdefault(_run_key(d), {})[int(d["deal"])] = d
+    return runs
+
+
+def summarize_files(paths: list[str]) -> list[dict[str, Any]]:
+    """One summary per run (``RUN_KEYS``) found in ``--per-deal`` files."""
     rows = []
-    for (preset, tested, fld), deals in runs.items():
-        results = [deals[k] for k in sorted(deals)]
-        rows.append(summarize(preset, tested, fld, results, 0.0))
+    for key, deals in read_deals(paths).items():
+        results = []
+        for k in sorted(deals):
+            d = deals[k]
+            r = DealResult(
+                k,
+                list(d["tested_points"]),
+                list(d["base_points"]),
+                int(d["tested_moons"]),
+                int(d["moons_against"]),
+                int(d.get("base_moons", 0)),
+                times=d.get("times", {}),
+            )
+            # the tested player's own times (when the file has them)
+            mine = r.times.get(d["tested"], {})
+            r.play_ms = list(mine.get("play", []))
+            r.pass_ms = list(mine.get("pass", []))
+            results.append(r)
+        row = summarize(key[0], key[1], key[2], results, 0.0)
+        row.update(zip(RUN_KEYS[3:], key[3:], strict=True))
+        row["settings"] = list(row["settings"])
+        row["first_deal"], row["last_deal"] = min(deals), max(deals)
+        rows.append(row)
     return rows
+
+
+def compact(paths: list[str], out: str) -> int:
+    """Write the deals of these files to ``out`` (``.gz``: compressed) for keeping in the repo:
+    the tested player's decision times only, to 0.01 ms. Returns the number of deals written."""
+    n = 0
+    with _open_text(out, "w") as f:
+        for deals in read_deals(paths).values():
+            for k in sorted(deals):
+                d = dict(deals[k])
+                mine = d.get("times", {}).get(d["tested"], {})
+                d["times"] = {
+                    d["tested"]: {kind: [round(x, 2) for x in xs] for kind, xs in mine.items()}
+                }
+                f.write(json.dumps(d, separators=(",", ":")) + "\n")
+                n += 1
+    return n
 
 
 def _set_knob(spec: str) -> None:
@@ -331,17 +384,30 @@ def main() -> None:
         "--summarize",
         nargs="+",
         metavar="FILE",
-        help="play nothing: print the summary of the deals in these --per-deal files (a run "
-        "split into parts with --first-deal; a deal found twice counts once)",
+        help="play nothing: print the summary of the deals in these --per-deal files, plain or "
+        ".gz (a run split into parts with --first-deal; a deal found twice counts once; deals of "
+        "runs with other budgets or --set settings are summarized apart)",
+    )
+    ap.add_argument(
+        "--compact",
+        metavar="OUT",
+        default=None,
+        help="with --summarize: also write those deals to OUT (.gz: compressed) with only the "
+        "tested player's decision times, to keep a documented run in bench/results/",
     )
     args = ap.parse_args()
+    if args.compact and not args.summarize:
+        ap.error("--compact needs --summarize FILE...")
     if args.summarize:
+        if args.compact:
+            n = compact(args.summarize, args.compact)
+            print(f"{n} deals written to {args.compact}", file=sys.stderr)
         for row in summarize_files(args.summarize):
             print_row(row)
             print(json.dumps(row), flush=True)
         return
     if args.expert_standard_pass:
-        expert.SIMULATED_PASS = False
+        args.set.append("expert.SIMULATED_PASS=false")
     for spec in args.set:
         _set_knob(spec)
     for preset in args.preset or ["classic"]:
@@ -386,6 +452,11 @@ def run_preset(preset: str, args: argparse.Namespace) -> dict[str, Any]:
                         "tested_moons": r.tested_moons,
                         "moons_against": r.moons_against,
                         "base_moons": r.base_moons,
+                        "tested_budget_ms": args.tested_budget_ms,
+                        "field_budget_ms": args.field_budget_ms,
+                        "tested_hard_cap_ms": args.tested_hard_cap_ms,
+                        "field_hard_cap_ms": args.field_hard_cap_ms,
+                        "settings": args.set,
                         "times": r.times,
                     }
                 )
