@@ -275,6 +275,35 @@ def read_deals(paths: list[str]) -> dict[tuple[Any, ...], dict[int, dict[str, An
     return runs
 
 
+def markdown_row(r: Mapping[str, Any]) -> str:
+    """The row of a summary in the tables of docs/bots.md."""
+    t = r.get("per_level_ms", {}).get(r["tested"], {})
+
+    def ms(kind: str) -> str:
+        if not t.get(f"{kind}_cpu_n"):
+            return "-"
+        return f"{t[kind + '_cpu_p50']:.1f} / {t[kind + '_cpu_p99']:.1f}"
+
+    budget = r.get("tested_budget_ms")
+    notes = [f"budget {budget}" if budget else "default budget"]
+    notes += [f"deals {r['first_deal']}-{r['last_deal']}"] if "first_deal" in r else []
+    notes += list(r.get("settings") or [])
+    cells = [
+        r["preset"],
+        r["tested"],
+        r["field"],
+        str(r["deals"]),
+        f"{r['tested_pts']:.2f} ± {r['tested_ci']:.2f}",
+        f"{r['field_pts']:.2f}",
+        f"{r['diff']:.2f} ± {r['diff_ci']:.2f}",
+        f"{100 * r['tested_moon_rate']:.1f}% / {100 * r['moon_against_rate']:.1f}%",
+        ms("play"),
+        ms("pass"),
+        "; ".join(notes),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
 def summarize_files(paths: list[str]) -> list[dict[str, Any]]:
     """One summary per run (``RUN_KEYS``) found in ``--per-deal`` files."""
     rows = []
@@ -389,6 +418,11 @@ def main() -> None:
         "runs with other budgets or --set settings are summarized apart)",
     )
     ap.add_argument(
+        "--markdown",
+        action="store_true",
+        help="with --summarize: print each run as a row of the tables in docs/bots.md",
+    )
+    ap.add_argument(
         "--compact",
         metavar="OUT",
         default=None,
@@ -396,8 +430,8 @@ def main() -> None:
         "tested player's decision times, to keep a documented run in bench/results/",
     )
     args = ap.parse_args()
-    if args.compact and not args.summarize:
-        ap.error("--compact needs --summarize FILE...")
+    if (args.compact or args.markdown) and not args.summarize:
+        ap.error("--compact and --markdown need --summarize FILE...")
     if args.summarize:
         if args.compact:
             n = compact(args.summarize, args.compact)
@@ -405,6 +439,8 @@ def main() -> None:
         for row in summarize_files(args.summarize):
             print_row(row)
             print(json.dumps(row), flush=True)
+            if args.markdown:
+                print(markdown_row(row), flush=True)
         return
     if args.expert_standard_pass:
         args.set.append("expert.SIMULATED_PASS=false")

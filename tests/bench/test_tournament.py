@@ -77,4 +77,19 @@ def test_compact_needs_files_to_summarize(
 ) -> None:
     with pytest.raises(SystemExit):
         _run(monkeypatch, capsys, "--compact", "x.jsonl.gz")
-    assert "--compact needs --summarize" in capsys.readouterr().err
+    assert "need --summarize" in capsys.readouterr().err
+
+
+def test_a_summary_as_a_row_of_the_docs_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    part = str(tmp_path / "part.jsonl")
+    argv = ["--tested", "easy", "--field", "standard", "--workers", "1", "--progress", "0"]
+    _run(monkeypatch, capsys, *argv, "--deals", "2", "--per-deal", part)
+    out = _run(monkeypatch, capsys, "--summarize", part, "--markdown")
+    row = _rows(out)[0]
+    line = next(x for x in out.splitlines() if x.startswith("| "))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[:4] == ["classic", "easy", "standard", "2"]
+    assert cells[6] == f"{row['diff']:.2f} ± {row['diff_ci']:.2f}"
+    assert cells[-1] == "default budget; deals 0-1"
