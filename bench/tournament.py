@@ -20,6 +20,7 @@ import gzip
 import json
 import math
 import multiprocessing as mp
+import os
 import statistics
 import sys
 import time
@@ -286,7 +287,7 @@ def markdown_row(r: Mapping[str, Any]) -> str:
 
     budget = r.get("tested_budget_ms")
     notes = [f"budget {budget}" if budget else "default budget"]
-    notes += [f"deals {r['first_deal']}-{r['last_deal']}"] if "first_deal" in r else []
+    notes += [f"deals {r['deal_ranges']}"] if "deal_ranges" in r else []
     notes += list(r.get("settings") or [])
     cells = [
         r["preset"],
@@ -329,16 +330,23 @@ def summarize_files(paths: list[str]) -> list[dict[str, Any]]:
         row.update(zip(RUN_KEYS[3:], key[3:], strict=True))
         row["settings"] = list(row["settings"])
         row["first_deal"], row["last_deal"] = min(deals), max(deals)
+        row["deal_ranges"] = _ranges(sorted(deals))
         rows.append(row)
     return rows
 
 
 def compact(paths: list[str], out: str) -> int:
     """Write the deals of these files to ``out`` (``.gz``: compressed) for keeping in the repo:
-    the tested player's decision times only, to 0.01 ms. Returns the number of deals written."""
+    the tested player's decision times only, to 0.01 ms. Returns the number of deals written.
+    Everything is read before ``out`` is written (through a temporary file), and ``out`` may not
+    be one of the inputs."""
+    if os.path.exists(out) and any(os.path.exists(p) and os.path.samefile(p, out) for p in paths):
+        raise ValueError(f"--compact {out} is one of the files to summarize")
+    runs = read_deals(paths)
+    tmp = out + ".tmp" + (".gz" if out.endswith(".gz") else "")
     n = 0
-    with _open_text(out, "w") as f:
-        for deals in read_deals(paths).values():
+    with _open_text(tmp, "w") as f:
+        for deals in runs.values():
             for k in sorted(deals):
                 d = dict(deals[k])
                 mine = d.get("times", {}).get(d["tested"], {})
@@ -347,7 +355,22 @@ def compact(paths: list[str], out: str) -> int:
                 }
                 f.write(json.dumps(d, separators=(",", ":")) + "\n")
                 n += 1
+    os.replace(tmp, out)
     return n
+
+
+def _ranges(deals: list[int]) -> str:
+    """``[0, 1, 2, 5, 6]`` -> ``"0-2, 5-6"``."""
+    parts: list[str] = []
+    start = prev = deals[0]
+    for k in [*deals[1:], None]:
+        if k is not None and k == prev + 1:
+            prev = k
+            continue
+        parts.append(f"{start}-{prev}" if prev > start else str(start))
+        if k is not None:
+            start = prev = k
+    return ", ".join(parts)
 
 
 def _set_knob(spec: str) -> None:
@@ -434,7 +457,10 @@ def main() -> None:
         ap.error("--compact and --markdown need --summarize FILE...")
     if args.summarize:
         if args.compact:
-            n = compact(args.summarize, args.compact)
+            try:
+                n = compact(args.summarize, args.compact)
+            except (ValueError, OSError) as exc:
+                ap.error(str(exc))
             print(f"{n} deals written to {args.compact}", file=sys.stderr)
         for row in summarize_files(args.summarize):
             print_row(row)

@@ -57,7 +57,7 @@ def test_parts_of_a_run_merge_and_other_settings_stay_apart(
     rows = _rows(_run(monkeypatch, capsys, "--summarize", part, other))
     assert sorted((r["tested_budget_ms"] or 0, r["deals"]) for r in rows) == [(0, 3), (7, 2)]
     merged = next(r for r in rows if r["tested_budget_ms"] is None)
-    assert (merged["first_deal"], merged["last_deal"]) == (0, 2)
+    assert merged["deal_ranges"] == "0-2"
 
     # Compaction keeps the points and the tested player's times, and summarizes the same.
     kept = str(tmp_path / "kept.jsonl.gz")
@@ -93,3 +93,22 @@ def test_a_summary_as_a_row_of_the_docs_tables(
     assert cells[:4] == ["classic", "easy", "standard", "2"]
     assert cells[6] == f"{row['diff']:.2f} ± {row['diff_ci']:.2f}"
     assert cells[-1] == "default budget; deals 0-1"
+    assert (row["first_deal"], row["last_deal"], row["deal_ranges"]) == (0, 1, "0-1")
+
+
+def test_compact_refuses_to_overwrite_its_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    part = tmp_path / "part.jsonl"
+    argv = ["--tested", "easy", "--field", "standard", "--workers", "1", "--progress", "0"]
+    _run(monkeypatch, capsys, *argv, "--deals", "1", "--per-deal", str(part))
+    before = part.read_text()
+    with pytest.raises(SystemExit):
+        _run(monkeypatch, capsys, "--summarize", str(part), "--compact", str(part))
+    assert "is one of the files to summarize" in capsys.readouterr().err
+    assert part.read_text() == before
+
+
+def test_deal_ranges_name_the_gaps() -> None:
+    assert tournament._ranges([0, 1, 2, 5, 6, 9]) == "0-2, 5-6, 9"
+    assert tournament._ranges([4]) == "4"
