@@ -264,14 +264,19 @@ def _run_key(d: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple(tuple(d.get(k) or []) if k == "settings" else d.get(k) for k in RUN_KEYS)
 
 
-def read_deals(paths: list[str]) -> dict[tuple[Any, ...], dict[int, dict[str, Any]]]:
-    """The per-deal lines of these files (plain or .gz), by run; a deal found twice counts once."""
+def read_deals(
+    paths: list[str], only: range | None = None
+) -> dict[tuple[Any, ...], dict[int, dict[str, Any]]]:
+    """The per-deal lines of these files (plain or .gz), by run; a deal found twice counts once;
+    with ``only``, the deals in that range."""
     runs: dict[tuple[Any, ...], dict[int, dict[str, Any]]] = {}
     for path in paths:
         with _open_text(path) as f:
             for line in f:
                 if line.strip():
                     d = json.loads(line)
+                    if only is not None and int(d["deal"]) not in only:
+                        continue
                     runs.setdefault(_run_key(d), {})[int(d["deal"])] = d
     return runs
 
@@ -305,10 +310,10 @@ def markdown_row(r: Mapping[str, Any]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def summarize_files(paths: list[str]) -> list[dict[str, Any]]:
+def summarize_files(paths: list[str], only: range | None = None) -> list[dict[str, Any]]:
     """One summary per run (``RUN_KEYS``) found in ``--per-deal`` files."""
     rows = []
-    for key, deals in read_deals(paths).items():
+    for key, deals in read_deals(paths, only).items():
         results = []
         for k in sorted(deals):
             d = deals[k]
@@ -392,7 +397,13 @@ def main() -> None:
     ap.add_argument("--preset", action="append", help="preset(s) (default: classic)")
     ap.add_argument("--tested", default="pro", help="level of the tested player")
     ap.add_argument("--field", default="standard", help="level of the three (or more) others")
-    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help="deals to play (default 1000); with --summarize, only deals --first-deal to "
+        "--first-deal + DEALS - 1 are summed up",
+    )
     ap.add_argument("--first-deal", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument(
@@ -462,7 +473,10 @@ def main() -> None:
             except (ValueError, OSError) as exc:
                 ap.error(str(exc))
             print(f"{n} deals written to {args.compact}", file=sys.stderr)
-        for row in summarize_files(args.summarize):
+        only = None
+        if args.deals is not None:
+            only = range(args.first_deal, args.first_deal + args.deals)
+        for row in summarize_files(args.summarize, only):
             print_row(row)
             print(json.dumps(row), flush=True)
             if args.markdown:
@@ -493,7 +507,7 @@ def run_preset(preset: str, args: argparse.Namespace) -> dict[str, Any]:
             args.field_hard_cap_ms,
             not args.no_memo,
         )
-        for d in range(args.first_deal, args.first_deal + args.deals)
+        for d in range(args.first_deal, args.first_deal + (args.deals or 1000))
     ]
     start = time.perf_counter()
     results: list[DealResult] = []

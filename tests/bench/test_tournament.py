@@ -58,6 +58,11 @@ def test_parts_of_a_run_merge_and_other_settings_stay_apart(
     assert sorted((r["tested_budget_ms"] or 0, r["deals"]) for r in rows) == [(0, 3), (7, 2)]
     merged = next(r for r in rows if r["tested_budget_ms"] is None)
     assert merged["deal_ranges"] == "0-2"
+    # a range of deals of the same files
+    some = _rows(
+        _run(monkeypatch, capsys, "--summarize", part, other, "--first-deal", "1", "--deals", "5")
+    )
+    assert sorted(r["deal_ranges"] for r in some) == ["1", "1-2"]
 
     # Compaction keeps the points and the tested player's times, and summarizes the same.
     kept = str(tmp_path / "kept.jsonl.gz")
