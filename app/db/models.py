@@ -131,6 +131,12 @@ class Game(GameBase, table=True):
     # The whole game's moves as [[seat, move_json], ...]: with the seed, enough to replay it.
     moves: list[Any] | None = Field(default=None, sa_type=sa.JSON)
     rated: bool = Field(default=False)
+    # Played at a private table: only its players, and whoever holds `share_token`, may read it.
+    private: bool = Field(
+        default=False, sa_column_kwargs={"server_default": sa.false(), "nullable": False}
+    )
+    # 128 random bits (URL-safe base64) that a player of a private game can hand on as a link.
+    share_token: str | None = Field(default=None, max_length=32)
 
 
 class GameSeat(SQLModel, table=True):
