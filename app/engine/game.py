@@ -427,7 +427,12 @@ def _why_illegal(s: GameState, hand: int, c: int) -> IllegalMove:
     b = 1 << c
     name = card_str(c)
     if not s.trick_cards:
-        if s.trick_no == 0 and s.first_lead_mask and hand & s.first_lead_mask:
+        if (
+            s.trick_no == 0
+            and s.first_lead_mask
+            and hand & s.first_lead_mask
+            and not b & s.first_lead_mask  # a card of the right kind is refused for another reason
+        ):
             if s.first_lead_mask == t.clubs:
                 return IllegalMove("must_lead_club", "the first trick must be led with a club")
             want = card_str(lowest(s.first_lead_mask))

@@ -264,10 +264,12 @@ def _parse_int(name: str, v: object, lo: int, hi: int) -> int:
 
 
 def _parse_choice(name: str, v: object, choices: tuple[object, ...]) -> object:
-    if v not in choices or isinstance(v, bool):
-        allowed = ", ".join(str(c) for c in choices)
-        raise _bad(name, f"{v!r} is not one of {allowed}")
-    return v
+    # By type as well as value: 3.0 == 3 and True == 1 in Python, but neither is the choice 3.
+    for choice in choices:
+        if type(v) is type(choice) and v == choice:
+            return choice
+    allowed = ", ".join(str(c) for c in choices)
+    raise _bad(name, f"{v!r} is not one of {allowed}")
 
 
 def _parse_value(name: str, v: object) -> object:
@@ -290,6 +292,8 @@ def _parse_value(name: str, v: object) -> object:
         for c, p in v.items():
             if not isinstance(c, str) or c.upper() not in SPADE_PENALTY_CARDS:
                 raise _bad(name, f"{c!r} is not one of AS, KS, TS")
+            if any(card == c.upper() for card, _ in pairs):
+                raise _bad(name, f"{c.upper()} is given twice")
             pairs.append((c.upper(), _parse_int(f"{name}.{c}", p, 1, 50)))
         return tuple(sorted(pairs, key=lambda cp: SPADE_PENALTY_CARDS.index(cp[0])))
     if name in _INT_RANGES:
@@ -315,7 +319,7 @@ def make_rules(preset: str, options: Mapping[str, object] | None = None) -> Rule
             raise RulesError("unknown_option", f"unknown option {name!r}")
         parsed = _parse_value(name, value)
         if parsed == getattr(base, name):
-            continue
+            continue  # what the preset has already (options given explicitly still count below)
         if name not in _TUNABLE[base.game]:
             raise RulesError(
                 "option_not_available",
@@ -323,11 +327,12 @@ def make_rules(preset: str, options: Mapping[str, object] | None = None) -> Rule
             )
         changes[name] = parsed
     # a player count change brings that count's usual deck and pass count unless they are given
+    # (what the host gave is what the table plays, even when it equals the preset's value)
     if "players" in changes:
         n = changes["players"]
-        if "deck" not in changes:
+        if "deck" not in options:
             changes["deck"] = DECKS.get(n, ("standard",))[0]  # type: ignore[call-overload]
-        if "pass_count" not in changes and base.game == "classic":
+        if "pass_count" not in options and base.game == "classic":
             changes["pass_count"] = 2 if n == 5 else 3
     rules = replace(base, **changes)  # type: ignore[arg-type]
     validate(rules)

@@ -178,6 +178,16 @@ def test_any_club_first_lead() -> None:
     assert code_of(s, 0, pc("KH")) == "must_lead_club"
 
 
+def test_any_club_first_lead_with_hooligan_refuses_7c_for_its_points() -> None:
+    """Issue 20: 7C is a club, so the reason it may not lead the first trick is its 7 points,
+    not the club rule."""
+    s = game("hooligan", {0: "2C 7C 9C KH"}, {"first_lead": "any_club"} | NOPASS)
+    assert s.turn == 0
+    assert code_of(s, 0, pc("7C")) == "no_points_on_first_trick"
+    assert code_of(s, 0, pc("KH")) == "must_lead_club"
+    apply(s, 0, pc("9C"))
+
+
 def test_left_of_dealer_leads_any_card_but_not_hearts_or_points() -> None:
     s = game("classic", {1: "2C QS KH 3D"}, {"first_lead": "left_of_dealer"} | NOPASS)
     assert s.dealer == 0 and s.turn == 1
@@ -496,3 +506,58 @@ def test_describe_options_gives_ranges_and_decks() -> None:
     assert "classic" in opts["moon"]["games"]  # type: ignore[operator]
     with pytest.raises(RulesError):
         make_rules("classic", {"pass_count": opts["pass_count"]["max"] + 1})  # type: ignore[operator]
+
+
+# --- option values are checked by type, and what the host gives is what the table plays ----
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("players", 3.0),
+        ("players", True),
+        ("pass_count", 3.0),
+        ("hands", 2.0),
+        ("target_score", 100.0),
+        ("hooligan", 1),
+        ("graded_hearts", "yes"),
+        ("passing", ["lr"]),
+        ("first_lead", None),
+    ],
+)
+def test_option_values_of_the_wrong_type_are_refused(name: str, value: object) -> None:
+    """Issue 20: 3.0 == 3 and True == 1 in Python, so a float or bool player count used to be
+    taken (and, being equal to the cached rules of 3, could reach other tables as 3.0)."""
+    with pytest.raises(RulesError) as e:
+        make_rules("classic", {name: value})
+    assert e.value.code == "bad_option"
+
+
+def test_a_float_player_count_never_reaches_the_cached_options() -> None:
+    with pytest.raises(RulesError):
+        make_rules("classic", {"players": 3.0})
+    options = make_rules("classic", {"players": 3}).to_options()
+    assert type(options["players"]) is int
+
+
+def test_an_explicit_option_equal_to_the_preset_survives_a_player_count_change() -> None:
+    """Issue 20: classic + players 5 + pass_count 3 used to pass 2 cards (3 is classic's own
+    value, so it was dropped and the 5-player default took its place)."""
+    r = make_rules("classic", {"players": 5, "pass_count": 3})
+    assert r.players == 5 and r.pass_count == 3
+    assert make_rules("classic", {"players": 5}).pass_count == 2
+
+
+def test_an_explicit_deck_that_does_not_fit_the_player_count_is_refused_not_changed() -> None:
+    with pytest.raises(RulesError) as e:
+        make_rules("classic", {"players": 5, "deck": "standard"})
+    assert e.value.code == "bad_option" and "deck" in e.value.message
+
+
+def test_spade_penalties_refuse_a_card_given_twice_in_two_cases() -> None:
+    with pytest.raises(RulesError) as e:
+        make_rules("classic", {"spade_penalties": {"as": 7, "AS": 5}})
+    assert e.value.code == "bad_option"
+    r = make_rules("classic", {"spade_penalties": {"as": 7, "Ks": 5}})
+    again = make_rules("classic", r.to_options())
+    assert again == r and again.to_options() == r.to_options()
