@@ -25,7 +25,8 @@ PG_URL = os.environ.get(
     "HEARTS_TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
 REDIS_URL = os.environ.get("HEARTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-REQUIRE_SERVICES = os.environ.get("HEARTS_TEST_REQUIRE_SERVICES") == "1"
+# Any non-empty value but "0" makes the services mandatory, as in tests/conftest.py.
+REQUIRE_SERVICES = os.environ.get("HEARTS_TEST_REQUIRE_SERVICES", "") not in ("", "0")
 
 
 def unavailable(what: str, error: object) -> None:

@@ -8,7 +8,9 @@ from typing import Any
 
 import fakeredis
 import pytest
+import schemathesis
 from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import not_a_server_error
 
 from app.db import make_database, upgrade_to_head
 from app.db.auth import issue_token
@@ -16,9 +18,6 @@ from app.db.players import create_guest
 from app.db.results import write_event
 from tests.db.helpers import play_random_game, seats_of
 from tests.db.test_api import make_app
-
-schemathesis = pytest.importorskip("schemathesis")
-from schemathesis.checks import not_a_server_error  # noqa: E402
 
 
 @pytest.fixture

@@ -6,14 +6,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 
+import app.main as main
+import app.settings as settings_module
 from app.db.outbox import enqueue
 from tests.db.helpers import game_event, seats_of
-
-main = pytest.importorskip("app.main")
-settings_module = pytest.importorskip("app.settings")
 
 
 def test_guest_registers_and_results_arrive_through_the_app(tmp_path: Path) -> None:
