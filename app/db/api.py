@@ -53,6 +53,8 @@ GameIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
 VariantPath = Annotated[str, Path(min_length=1, max_length=40)]
 Limit = Annotated[int, Query(ge=1, le=100)]
 Offset = Annotated[int, Query(ge=0, le=1_000_000)]
+# A private game's share token (22 URL-safe characters); a wrong one reads as no token.
+ShareQuery = Annotated[str | None, Query(max_length=64)]
 
 
 def _fail(status: int, code: str, message: str, **headers: str) -> NoReturn:
@@ -211,9 +213,10 @@ def delete_account(body: DeleteRequest, database: DatabaseDep, player: PlayerDep
 
 
 @router.get("/players/{player_id}", response_model=Profile)
-def profile(player_id: PlayerIdPath, database: DatabaseDep) -> Profile:
-    """Per variant: games, wins, average points per hand, moons, rating and its history."""
-    found = stats.profile(database, player_id)
+def profile(player_id: PlayerIdPath, database: DatabaseDep, viewer: OptionalPlayerDep) -> Profile:
+    """Per variant: games, wins, average points per hand, moons, rating and its history (a
+    private game's id only to those who played it)."""
+    found = stats.profile(database, player_id, _viewer_id(viewer))
     if found is None:
         _fail(404, "unknown_player", "no such player")
     return found
@@ -223,12 +226,21 @@ def profile(player_id: PlayerIdPath, database: DatabaseDep) -> Profile:
 def player_games(
     player_id: PlayerIdPath,
     database: DatabaseDep,
+    viewer: OptionalPlayerDep,
     variant: Annotated[str | None, Query(max_length=40)] = None,
     limit: Limit = 20,
     offset: Offset = 0,
 ) -> GameList:
-    """A player's ended games, newest first."""
-    return stats.game_history(database, player_id, variant=variant, limit=limit, offset=offset)
+    """A player's ended games, newest first: games at private tables only to those who played
+    them."""
+    return stats.game_history(
+        database,
+        player_id,
+        variant=variant,
+        limit=limit,
+        offset=offset,
+        viewer_id=_viewer_id(viewer),
+    )
 
 
 @router.get("/leaderboards/{variant}", response_model=Leaderboard)
@@ -252,22 +264,37 @@ def leaderboard(
     )
 
 
+def _viewer_id(viewer: PlayerInfo | None) -> str | None:
+    return None if viewer is None else viewer.id
+
+
+def _no_game() -> NoReturn:
+    # The same answer for an id never used and a private game the reader may not see.
+    _fail(404, "unknown_game", "no such game")
+
+
 @router.get("/games/{game_id}", response_model=GameDetail)
-def game(game_id: GameIdPath, database: DatabaseDep) -> GameDetail:
-    """A game's seats, totals and each hand's points."""
-    found = stats.game_detail(database, game_id)
+def game(
+    game_id: GameIdPath, database: DatabaseDep, viewer: OptionalPlayerDep, share: ShareQuery = None
+) -> GameDetail:
+    """A game's seats, totals and each hand's points. A private table's game: only for its
+    players (who get its `share_token`) and with `?share=TOKEN`."""
+    found = stats.game_detail(database, game_id, _viewer_id(viewer), share)
     if found is None:
-        _fail(404, "unknown_game", "no such game")
+        _no_game()
     return found
 
 
 @router.get("/games/{game_id}/replay")
-def replay(game_id: GameIdPath, database: DatabaseDep) -> dict[str, Any]:
-    """An ended game hand by hand and trick by trick, with every hand shown."""
+def replay(
+    game_id: GameIdPath, database: DatabaseDep, viewer: OptionalPlayerDep, share: ShareQuery = None
+) -> dict[str, Any]:
+    """An ended game hand by hand and trick by trick, with every hand shown (who may read it:
+    as for the game's page)."""
     with database.session() as session:
-        loaded = stats.load_game(session, game_id)
+        loaded = stats.readable_game(session, game_id, _viewer_id(viewer), share)
     if loaded is None:
-        _fail(404, "unknown_game", "no such game")
+        _no_game()
     game_row, seats, hands = loaded
     if game_row.status == "playing":
         _fail(409, "game_in_progress", "a game can be replayed once it has ended")
@@ -275,6 +302,6 @@ def replay(game_id: GameIdPath, database: DatabaseDep) -> dict[str, Any]:
         result = replay_stored(game_row, hands)
     except ReplayError as error:
         _fail(409, "replay_unavailable", str(error))
-    summary = stats.game_detail(database, game_id)
+    summary = stats.game_detail(database, game_id, _viewer_id(viewer), share)
     result["game"] = None if summary is None else summary.model_dump(mode="json")
     return result

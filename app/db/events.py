@@ -44,6 +44,7 @@ class HandRecord:
     seed: str | None = None
     started_at: datetime | None = None
     recorded_at: datetime | None = None
+    private: bool = False  # played at a private table
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,7 @@ class GameRecord:
     ended_at: datetime | None
     moves: list[list[Any]] = field(default_factory=list)
     hands: int | None = None
+    private: bool = False  # played at a private table
 
 
 def _get(event: Mapping[str, Any], *names: str, default: Any = None) -> Any:
@@ -177,6 +179,16 @@ def _seats(value: Any, *, optional: bool = False) -> tuple[SeatRecord, ...]:
     return tuple(seats)
 
 
+def _flag(value: Any, what: str) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise BadEvent(f"{what} must be true or false, not {value!r}")
+
+
 def _moons(value: Any, scorers: int) -> tuple[int, ...]:
     """Scorer indexes who shot the moon: accepts indexes, booleans per scorer, or one index."""
     if value is None or value is False:
@@ -240,6 +252,7 @@ def _common(event: Mapping[str, Any], *, partial: bool = False) -> dict[str, Any
         "options": dict(options),
         "seats": _seats(_get(event, "seats"), optional=partial),
         "seed": None if seed is None else str(_int(seed, "seed")),
+        "private": _flag(_get(event, "private"), "private"),
     }
 
 

@@ -9,6 +9,7 @@ they are applied exactly once too.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -56,9 +57,11 @@ def _game_for(session: Session, record: HandRecord | GameRecord) -> Game:
             seed=record.seed,
             started_at=record.started_at,
         )
+        _make_private(game, record.private)
         session.add(game)
         session.flush()
     else:
+        _make_private(game, record.private)
         if game.seed is None and record.seed is not None:
             game.seed = record.seed
         if not game.variant and record.preset:
@@ -69,6 +72,20 @@ def _game_for(session: Session, record: HandRecord | GameRecord) -> Game:
     if record.seats and not _seats_of(session, _id(game)):
         _add_seats(session, game, record.seats)
     return game
+
+
+def _make_private(game: Game, private: bool) -> None:
+    """A game is private once any of its records says so (never the other way): its readers
+    are its players and whoever holds the share token made here."""
+    if private and not game.private:
+        game.private = True
+    if game.private and game.share_token is None:
+        game.share_token = new_share_token()
+
+
+def new_share_token() -> str:
+    """128 random bits, URL-safe (22 characters)."""
+    return secrets.token_urlsafe(16)
 
 
 def _id(game: Game) -> int:

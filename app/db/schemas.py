@@ -31,7 +31,7 @@ class TokenOut(BaseModel):
 
 
 class RatingPoint(BaseModel):
-    game_id: int
+    game_id: int | None  # None: a private game the reader did not play in
     before: float
     after: float
     at: datetime
@@ -99,6 +99,9 @@ class GameOut(BaseModel):
     totals: list[int] | None
     winners: list[int] | None
     rated: bool
+    private: bool  # played at a private table: readable by its players and a share link
+    # Only for a player of a private game: `?share=TOKEN` lets anyone holding it read the game.
+    share_token: str | None = None
     seats: list[SeatOut]
 
 

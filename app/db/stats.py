@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from collections import defaultdict
 from typing import Any
 
@@ -42,7 +43,41 @@ def _public(player: Player) -> PlayerPublic:
     return PlayerPublic(id=player.id, name=player.name, is_guest=player.is_guest)
 
 
-def profile(db: Database, player_id: str) -> Profile | None:
+# --- who may read a game --------------------------------------------------------------------
+# A game played at a public table is public. A private table's game is readable by the people
+# who sat in it (a seat's player_id) and by whoever holds its share token; to everyone else it
+# does not exist (the routes answer 404 unknown_game, as for an id never used).
+
+
+def is_participant(seats: list[GameSeat], viewer_id: str | None) -> bool:
+    return viewer_id is not None and any(s.player_id == viewer_id for s in seats)
+
+
+def can_read(
+    game: Game, seats: list[GameSeat], viewer_id: str | None, share: str | None = None
+) -> bool:
+    if not game.private or is_participant(seats, viewer_id):
+        return True
+    return bool(
+        share
+        and game.share_token
+        and hmac.compare_digest(share.encode(), game.share_token.encode())
+    )
+
+
+def _listable(viewer_id: str | None) -> Any:
+    """A WHERE clause: the games whose existence ``viewer_id`` may learn from a list (public
+    ones, and private ones the viewer sat in; a share token opens one page, not lists)."""
+    public = col(Game.private).is_(False)
+    if viewer_id is None:
+        return public
+    mine = select(GameSeat.game_id).where(GameSeat.player_id == viewer_id)
+    return sa.or_(public, col(Game.id).in_(mine))
+
+
+def profile(db: Database, player_id: str, viewer_id: str | None = None) -> Profile | None:
+    """A player's statistics. Counts include every game; the rating history names a private
+    game only to a viewer who sat in it (else its ``game_id`` is None)."""
     with db.session() as session:
         player = session.get(Player, player_id)
         if player is None:
@@ -81,6 +116,17 @@ def profile(db: Database, player_id: str) -> Profile | None:
             r.variant: r
             for r in session.exec(select(Rating).where(Rating.player_id == player_id)).all()
         }
+        hidden: set[int] = set()
+        if viewer_id != player_id:
+            hidden = {
+                game_id
+                for game_id in session.exec(
+                    select(Game.id)
+                    .join(RatingChange, col(RatingChange.game_id) == col(Game.id))
+                    .where(RatingChange.player_id == player_id, sa.not_(_listable(viewer_id)))
+                ).all()
+                if game_id is not None
+            }
         history: dict[str, list[RatingPoint]] = defaultdict(list)
         for change in session.exec(
             select(RatingChange)
@@ -92,7 +138,7 @@ def profile(db: Database, player_id: str) -> Profile | None:
             if len(points) < RATING_HISTORY_LIMIT:
                 points.append(
                     RatingPoint(
-                        game_id=change.game_id,
+                        game_id=None if change.game_id in hidden else change.game_id,
                         before=change.before,
                         after=change.after,
                         at=as_utc(change.created_at),
@@ -171,7 +217,8 @@ def _seat_out(seat: GameSeat) -> SeatOut:
     )
 
 
-def _game_out(game: Game, seats: list[GameSeat]) -> GameOut:
+def _game_out(game: Game, seats: list[GameSeat], viewer_id: str | None = None) -> GameOut:
+    """A game as the API shows it; the share token only to a player of a private game."""
     assert game.id is not None
     return GameOut(
         id=game.id,
@@ -187,6 +234,10 @@ def _game_out(game: Game, seats: list[GameSeat]) -> GameOut:
         totals=game.totals,
         winners=game.winners,
         rated=game.rated,
+        private=game.private,
+        share_token=(
+            game.share_token if game.private and is_participant(seats, viewer_id) else None
+        ),
         seats=[_seat_out(s) for s in seats],
     )
 
@@ -210,13 +261,16 @@ def game_history(
     variant: str | None = None,
     limit: int = 20,
     offset: int = 0,
+    viewer_id: str | None = None,
 ) -> GameList:
-    """A player's ended games, newest first."""
+    """A player's ended games, newest first; private games only to a viewer who sat in them."""
     query = (
         select(Game)
         .join(GameSeat, col(GameSeat.game_id) == col(Game.id))
         .where(GameSeat.player_id == player_id, col(Game.status).in_(ENDED))
     )
+    if viewer_id != player_id:
+        query = query.where(_listable(viewer_id))
     if variant:
         query = query.where(Game.variant == variant)
     query = query.order_by(col(Game.ended_at).desc(), col(Game.id).desc())
@@ -226,7 +280,7 @@ def game_history(
         games = games[:limit]
         seats = _seats_by_game(session, [g.id for g in games if g.id is not None])
     return GameList(
-        games=[_game_out(g, seats[g.id or 0]) for g in games],
+        games=[_game_out(g, seats[g.id or 0], viewer_id) for g in games],
         next_offset=offset + limit if more else None,
     )
 
@@ -254,14 +308,28 @@ def ended_game_id(db: Database, table_id: str, game_no: int) -> int | None:
     return game_id
 
 
-def game_detail(db: Database, game_id: int) -> GameDetail | None:
+def readable_game(
+    session: Session, game_id: int, viewer_id: str | None, share: str | None = None
+) -> tuple[Game, list[GameSeat], list[Hand]] | None:
+    """``load_game`` for a reader: None when there is no such game or the reader may not see
+    it (the same answer, so that a private game's existence does not leak)."""
+    loaded = load_game(session, game_id)
+    if loaded is None or not can_read(loaded[0], loaded[1], viewer_id, share):
+        return None
+    return loaded
+
+
+def game_detail(
+    db: Database, game_id: int, viewer_id: str | None = None, share: str | None = None
+) -> GameDetail | None:
+    """A game's page; None when unknown or not readable by this viewer (see ``can_read``)."""
     with db.session() as session:
-        loaded = load_game(session, game_id)
+        loaded = readable_game(session, game_id, viewer_id, share)
     if loaded is None:
         return None
     game, seats, hands = loaded
     return GameDetail(
-        **_game_out(game, seats).model_dump(),
+        **_game_out(game, seats, viewer_id).model_dump(),
         hands=[
             HandOut(
                 hand_no=h.hand_no, pass_direction=h.pass_direction, points=h.points, moons=h.moons
@@ -290,19 +358,22 @@ def export_player(db: Database, player_id: str) -> dict[str, Any] | None:
             if loaded is None:
                 continue
             game, seats, hands = loaded
-            entry = _game_out(game, seats).model_dump(mode="json")
-            entry["seed"] = game.seed
+            entry = _game_out(game, seats, player_id).model_dump(mode="json")
+            # The seed deals every hand, and a hand's moves name the cards others passed: both
+            # stay on the server until the game has ended.
+            ended = game.status in ENDED
+            entry["seed"] = game.seed if ended else None
             entry["hands"] = [
                 {
                     "hand_no": h.hand_no,
                     "pass_direction": h.pass_direction,
                     "points": h.points,
                     "moons": h.moons,
-                    "moves": h.moves,
+                    "moves": h.moves if ended else None,
                 }
                 for h in hands
             ]
-            entry["moves"] = game.moves
+            entry["moves"] = game.moves if ended else None
             games.append(entry)
         ratings = [
             {"variant": r.variant, "rating": r.rating, "rated_games": r.games}

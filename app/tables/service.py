@@ -897,6 +897,8 @@ class TableService:
             "options": table.options,
             "seed": table.seed,
             "seats": self._seat_records(table, game=game),
+            # The stored game is then readable only by its players (and a share link).
+            "private": table.private,
         }
 
     async def _game_moves(
