@@ -49,6 +49,34 @@ class Settings(BaseSettings):
     ws_max_message_bytes: int = Field(default=4096, ge=256, le=1_048_576)
     # Client messages per socket per second before the socket is told to slow down.
     ws_rate_per_second: float = Field(default=20.0, gt=0)
+    # Proxies whose X-Forwarded-For names the client (comma list of addresses or networks,
+    # e.g. "10.0.0.0/8,127.0.0.1"); empty = use the connection's own address (app/api/client.py).
+    trusted_proxies: str = ""
+    # Sockets and messages per player and per address (app/realtime/limits.py, README "Limits
+    # and fair play"). Open sockets (tables and lobby together), counted on every instance:
+    ws_sockets_per_player: int = Field(default=8, ge=1, le=10_000)
+    ws_sockets_per_address: int = Field(default=60, ge=1, le=100_000)
+    # Open sockets on one table (players and spectators), counted on every instance.
+    ws_sockets_per_table: int = Field(default=500, ge=1, le=100_000)
+    # New sockets per minute one instance takes from one player / one address (bursts of as many).
+    ws_connects_per_minute_per_player: int = Field(default=30, ge=1, le=100_000)
+    ws_connects_per_minute_per_address: int = Field(default=240, ge=1, le=1_000_000)
+    # Client messages per second one instance takes from one player (all their sockets) and
+    # from one address, bursts of twice that; the lobby socket's largest message in bytes.
+    ws_player_rate_per_second: float = Field(default=30.0, gt=0)
+    ws_address_rate_per_second: float = Field(default=200.0, gt=0)
+    ws_lobby_max_message_bytes: int = Field(default=1024, ge=128, le=1_048_576)
+    # A socket that sends this many refused messages in a row is closed (4008).
+    ws_refusals_before_close: int = Field(default=50, ge=1, le=100_000)
+    # How long an instance's socket counts live in Redis unless it renews them (it does every
+    # third of this); a crashed instance's sockets stop counting after it.
+    ws_count_lease_seconds: float = Field(default=60.0, ge=1, le=3600)
+    # Spectator counts go to a table's sockets at most this often (seconds).
+    spectators_every_seconds: float = Field(default=1.0, ge=0, le=60)
+    # Chat lines per player per window (every table together) and per table per minute.
+    chat_lines_per_window: int = Field(default=8, ge=1, le=10_000)
+    chat_window_seconds: int = Field(default=10, ge=1, le=3600)
+    chat_lines_per_table_minute: int = Field(default=40, ge=1, le=100_000)
 
     # Turn timer for public tables, in seconds (0 = off); private tables choose their own.
     turn_timer_seconds: int = Field(default=30, ge=0, le=3600)
@@ -83,6 +111,19 @@ class Settings(BaseSettings):
     chat_max_chars: int = Field(default=300, ge=1, le=10_000)
     # Live tables one instance lets a single player host at once.
     max_tables_per_host: int = Field(default=5, ge=1)
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _check_trusted_proxies(cls, value: str) -> str:
+        import ipaddress
+
+        for item in (part.strip() for part in value.split(",")):
+            if item:
+                try:
+                    ipaddress.ip_network(item, strict=False)
+                except ValueError:
+                    raise ValueError(f"{item!r} is not an address or network") from None
+        return value
 
     @field_validator("redis_url")
     @classmethod
