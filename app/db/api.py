@@ -62,9 +62,12 @@ def _fail(status: int, code: str, message: str, **headers: str) -> NoReturn:
 
 
 def _account_error(error: AccountError) -> NoReturn:
-    status = {"wrong_credentials": 401, "name_taken": 409, "already_registered": 409}.get(
-        error.code, 400
-    )
+    status = {
+        "wrong_credentials": 401,
+        "name_taken": 409,
+        "already_registered": 409,
+        "name_confusable": 422,
+    }.get(error.code, 400)
     _fail(status, error.code, error.message)
 
 

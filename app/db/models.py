@@ -81,6 +81,9 @@ class Player(PlayerBase, table=True):
     id: str = Field(primary_key=True, max_length=32)
     # Case-folded account name; None for guests. Unique, so account names are case-insensitive.
     name_key: str | None = Field(default=None, max_length=96, unique=True)
+    # app.text.name_skeleton(name) of an account (UTS #39); None for guests. A new name whose
+    # skeleton is an account's is refused. Text: a skeleton may be much longer than its name.
+    name_skeleton: str | None = Field(default=None, sa_type=sa.Text, index=True)
     is_guest: bool = Field(default=True)
     password_hash: str | None = Field(default=None, max_length=255)
     created_at: datetime = _ts()

@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from app.db.database import Database
 from app.db.models import AuthSession, GameSeat, HandScore, Player, Rating, RatingChange, utcnow
+from app.text import TextRuleError, clean_name, looks_like_computer_label, name_skeleton
 
 DISPLAY_NAME_MAX = 24
 ACCOUNT_NAME_MIN = 3
@@ -84,20 +85,20 @@ def password_hasher() -> PasswordHasher:
 # --- names and passwords ---------------------------------------------------------------------
 
 
+def _clean(name: object) -> str:
+    """`app.text.clean_name` (NFKC, no invisible, format or control characters, no mark
+    stacks, a letter or digit), its refusals as `bad_name`."""
+    try:
+        return clean_name(name)
+    except TextRuleError as error:
+        raise AccountError("bad_name", error.message) from None
+
+
 def validate_display_name(name: object) -> str:
-    """A display name: trimmed, 1 to 24 characters, no control or invisible format characters."""
-    if not isinstance(name, str):
-        raise AccountError("bad_name", "the name must be text")
-    name = unicodedata.normalize("NFC", name).strip()
-    if not name:
-        raise AccountError("bad_name", "the name must not be empty")
+    """A display name: `app.text.clean_name`'s rules, 1 to 24 characters."""
+    name = _clean(name)
     if len(name) > DISPLAY_NAME_MAX:
         raise AccountError("bad_name", f"the name must be at most {DISPLAY_NAME_MAX} characters")
-    for char in name:
-        if unicodedata.category(char).startswith("C"):
-            raise AccountError(
-                "bad_name", f"the name must not contain control characters ({char!r})"
-            )
     return name
 
 
@@ -110,7 +111,7 @@ def validate_account_name(name: object) -> str:
     """An account name: 3 to 24 letters, digits, '_', '-' or '.', starting with a letter/digit."""
     if not isinstance(name, str):
         raise AccountError("bad_name", "the account name must be text")
-    name = unicodedata.normalize("NFC", name).strip()
+    name = _clean(name)
     if not ACCOUNT_NAME_MIN <= len(name) <= ACCOUNT_NAME_MAX:
         raise AccountError(
             "bad_name",
@@ -148,6 +149,28 @@ def check_password_strength(password: object, account_name: str = "") -> str:
     return password
 
 
+def check_not_confusable(session: Session, name: str, exclude_id: str | None = None) -> None:
+    """Refuse (`name_confusable`) a name that reads as a computer seat's label, or as an
+    account's name (UTS #39 skeleton, or the same name in another case) other than
+    `exclude_id`'s. Guests may share names with guests. The message names no account."""
+    if looks_like_computer_label(name):
+        raise AccountError(
+            "name_confusable", "the name is too similar to a computer player's label"
+        )
+    query = select(Player.id).where(
+        sa.or_(
+            col(Player.name_skeleton) == name_skeleton(name),
+            col(Player.name_key) == account_name_key(name),
+        )
+    )
+    if exclude_id is not None:
+        query = query.where(col(Player.id) != exclude_id)
+    if session.exec(query).first() is not None:
+        raise AccountError(
+            "name_confusable", "the name is too similar to an existing player's name"
+        )
+
+
 # --- players -------------------------------------------------------------------------------
 
 
@@ -159,6 +182,7 @@ def create_guest(db: Database, name: str) -> PlayerInfo:
     """Store a guest player (kept, so the guest can later claim its games by registering)."""
     player = Player(id=new_player_id(), name=validate_display_name(name), is_guest=True)
     with db.session() as session:
+        check_not_confusable(session, player.name)
         session.add(player)
         session.commit()
     return PlayerInfo.of(player)
@@ -179,6 +203,7 @@ def rename_player(db: Database, player_id: str, name: str) -> PlayerInfo:
             raise AccountError("unknown_player", "no such player")
         if not player.is_guest:
             raise AccountError("not_a_guest", "an account's name is its account name")
+        check_not_confusable(session, name)
         player.name = name
         session.add(player)
         session.commit()
@@ -198,10 +223,12 @@ def register(db: Database, name: str, password: str, guest_id: str | None = None
         player = session.get(Player, guest_id) if guest_id else None
         if player is not None and not player.is_guest:
             raise AccountError("already_registered", "this player already has an account")
+        check_not_confusable(session, name, exclude_id=guest_id)
         if player is None:
             player = Player(id=new_player_id(), name=name)
         player.name = name
         player.name_key = key
+        player.name_skeleton = name_skeleton(name)
         player.is_guest = False
         player.password_hash = password_hash
         player.registered_at = utcnow()

@@ -16,7 +16,6 @@ import math
 import random
 import secrets
 import time
-import unicodedata
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +30,7 @@ from app.store import LoadedTable, TableStore
 from app.tables.computer import STAND_IN_LEVEL, ComputerPlayers, bot_seed
 from app.tables.errors import TableError
 from app.tables.model import Seat, Table
+from app.text import TextRuleError, clean_chat
 
 log = logging.getLogger(__name__)
 
@@ -396,11 +396,10 @@ class TableService:
     # -- chat ------------------------------------------------------------------------------
 
     async def chat(self, table_id: str, actor: Actor, text: str) -> int:
-        clean = "".join(
-            ch for ch in text if ch in " \t" or unicodedata.category(ch)[0] != "C"
-        ).strip()
-        if not clean:
-            raise TableError("bad_chat", "empty message")
+        try:
+            clean = clean_chat(text)  # names' character rules (app/text.py)
+        except TextRuleError as exc:
+            raise TableError("bad_chat", exc.message) from None
         if len(clean) > self.settings.chat_max_chars:
             raise TableError(
                 "bad_chat", f"messages are limited to {self.settings.chat_max_chars} characters"

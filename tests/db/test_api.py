@@ -71,6 +71,12 @@ def test_register_claims_guest_history_then_login_logout(client: TestClient) -> 
     assert weak.status_code == 400 and "at least 8" in weak.json()["detail"]["message"]
     bad = client.post("/api/account/register", json={"name": "b\nob", "password": PASSWORD})
     assert bad.json()["detail"]["code"] == "bad_name"
+    # Cyrillic а: too similar to the account "Alice", without saying which account.
+    like = client.post("/api/account/register", json={"name": "\u0430lice", "password": PASSWORD})
+    assert like.status_code == 422 and like.json()["detail"] == {
+        "code": "name_confusable",
+        "message": "the name is too similar to an existing player's name",
+    }
 
     wrong = client.post("/api/account/login", json={"name": "alice", "password": "nope nope"})
     assert wrong.status_code == 401 and wrong.json()["detail"]["code"] == "wrong_credentials"

@@ -50,3 +50,41 @@ def test_models_and_migrations_agree(db_url: str) -> None:
     finally:
         engine.dispose()
     assert diff == []
+
+
+def test_0003_fills_the_name_skeleton_of_existing_accounts(db_url: str) -> None:
+    from alembic import command
+
+    from app.db.database import _alembic_config, make_engine
+    from app.text import name_skeleton
+
+    make_engine(db_url).dispose()
+    command.upgrade(_alembic_config(db_url), "0002")
+    engine = sa.create_engine(db_url)
+    rows = [
+        ("a" * 32, "Alice", "alice", False),
+        ("b" * 32, "\u0430lice", "\u0430lice", False),  # accounts already confusable stay
+        ("c" * 32, "Guest", None, True),
+    ]
+    try:
+        with engine.begin() as connection:
+            for player_id, name, key, is_guest in rows:
+                connection.execute(
+                    sa.text(
+                        "INSERT INTO player (id, name, name_key, is_guest, created_at)"
+                        " VALUES (:id, :name, :key, :guest, CURRENT_TIMESTAMP)"
+                    ),
+                    {"id": player_id, "name": name, "key": key, "guest": is_guest},
+                )
+        upgrade_to_head(db_url)
+        with engine.connect() as connection:
+            stored = dict(connection.execute(sa.text("SELECT id, name_skeleton FROM player")).all())
+        assert stored == {"a" * 32: "alice", "b" * 32: name_skeleton("\u0430lice"), "c" * 32: None}
+        assert stored["b" * 32] == "alice"
+        indexes = {i["name"] for i in sa.inspect(engine).get_indexes("player")}
+        assert "ix_player_name_skeleton" in indexes
+        command.downgrade(_alembic_config(db_url), "0002")
+        columns = {c["name"] for c in sa.inspect(engine).get_columns("player")}
+        assert "name_skeleton" not in columns
+    finally:
+        engine.dispose()

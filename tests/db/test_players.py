@@ -8,6 +8,7 @@ import pytest
 
 from app.db import Database
 from app.db.auth import issue_token, revoke_all, revoke_token, verify_token
+from app.db.models import Player
 from app.db.players import (
     AccountError,
     PlayerInfo,
@@ -16,6 +17,7 @@ from app.db.players import (
     delete_player,
     get_player,
     register,
+    rename_player,
     validate_display_name,
 )
 
@@ -35,7 +37,7 @@ def test_create_guest_trims_and_stores(database: Database) -> None:
         ("   ", "empty"),
         ("x" * 25, "at most 24"),
         ("bad\nname", "control"),
-        ("zero\u200bwidth", "control"),
+        ("zero\u200bwidth", "invisible"),
         (None, "text"),
     ],
 )
@@ -137,3 +139,133 @@ def test_real_argon2_parameters(monkeypatch: pytest.MonkeyPatch) -> None:
     encoded = hasher.hash("correct horse battery")
     assert encoded.startswith("$argon2id$")
     assert hasher.verify(encoded, "correct horse battery")
+
+
+# --- names that deceive (issue 18) ----------------------------------------------------------
+
+INVISIBLE_NAMES = [
+    "\u3164",  # HANGUL FILLER
+    "\u3164\u3164\u3164",
+    "\u2800",  # BRAILLE PATTERN BLANK
+    "Bob\u2028Smith",  # LINE SEPARATOR
+    "Z" + "\u0301" * 23,  # 23 stacked combining marks
+    "al\u200bice",
+]
+
+
+def _players(database: Database) -> int:
+    with database.session() as session:
+        return session.query(Player).count()
+
+
+@pytest.mark.parametrize("name", INVISIBLE_NAMES)
+def test_invisible_names_are_refused_and_nothing_is_stored(database: Database, name: str) -> None:
+    before = _players(database)
+    for attempt in (
+        lambda: create_guest(database, name),
+        lambda: register(database, name, "correct horse battery"),
+    ):
+        with pytest.raises(AccountError) as caught:
+            attempt()
+        assert caught.value.code == "bad_name"
+    assert _players(database) == before
+
+
+def test_names_are_stored_nfkc(database: Database) -> None:
+    assert create_guest(database, "  ｆｕｌｌ   name ").name == "full name"
+    assert register(database, "ｂｏｂ", "correct horse battery").name == "bob"
+    assert authenticate(database, "bob", "correct horse battery").name == "bob"
+
+
+@pytest.mark.parametrize(
+    "name", ["Computer", "Computer (Pro)", "Computer 2 (Expert)", "C0mputer", "\u0421omputer"]
+)
+def test_a_guest_cannot_take_a_computer_label(database: Database, name: str) -> None:
+    with pytest.raises(AccountError) as caught:
+        create_guest(database, name)
+    assert caught.value.code == "name_confusable"
+    assert "computer" in caught.value.message
+    guest = create_guest(database, "Bob")
+    with pytest.raises(AccountError) as renamed:
+        rename_player(database, guest.id, name)
+    assert renamed.value.code == "name_confusable"
+    assert get_player(database, guest.id) == guest
+
+
+def test_an_account_cannot_start_with_the_computer_word(database: Database) -> None:
+    with pytest.raises(AccountError) as caught:
+        register(database, "computer_1", "correct horse battery")
+    assert caught.value.code == "name_confusable"
+    assert register(database, "computerwiz", "correct horse battery").name == "computerwiz"
+
+
+@pytest.mark.parametrize(
+    "lookalike",
+    [
+        "\u0430lice",  # Cyrillic а
+        "Alice",  # another case: account names are case-insensitive
+        "ALICE",
+        "AIice",  # capital i for l
+        "\U0001d41alice",  # mathematical bold a
+        "ａｌｉｃｅ",  # fullwidth: NFKC makes it "alice"
+    ],
+)
+def test_a_name_confusable_with_an_account_is_refused(database: Database, lookalike: str) -> None:
+    alice = register(database, "alice", "correct horse battery")
+    before = _players(database)
+    with pytest.raises(AccountError) as caught:
+        create_guest(database, lookalike)
+    assert caught.value.code == "name_confusable"
+    assert "alice" not in caught.value.message.casefold()  # says nothing of which account
+    guest = create_guest(database, "Bob")
+    with pytest.raises(AccountError) as renamed:
+        rename_player(database, guest.id, lookalike)
+    assert renamed.value.code == "name_confusable"
+    assert get_player(database, guest.id) == guest
+    with pytest.raises(AccountError) as registered:
+        register(database, lookalike, "another good one", guest_id=guest.id)
+    assert registered.value.code in ("name_confusable", "name_taken")
+    assert get_player(database, guest.id) == guest  # still a guest
+    assert _players(database) == before + 1  # only Bob
+    assert get_player(database, alice.id) == alice
+
+
+def test_cyrillic_alice_is_refused_beside_alice(database: Database) -> None:
+    register(database, "alice", "correct horse battery")
+    with pytest.raises(AccountError) as caught:
+        register(database, "\u0430lice", "correct horse battery")
+    assert caught.value.code == "name_confusable"
+    assert caught.value.message == "the name is too similar to an existing player's name"
+
+
+def test_guests_may_share_names_and_an_account_may_take_a_guests_name(database: Database) -> None:
+    first = create_guest(database, "Bob")
+    second = create_guest(database, "Bob")
+    assert first.name == second.name == "Bob"
+    create_guest(database, "\u0412ob")  # Cyrillic В: like a guest's name, not an account's
+    account = register(database, "Bob", "correct horse battery", guest_id=first.id)
+    assert account == PlayerInfo(id=first.id, name="Bob", is_guest=False)
+    with pytest.raises(AccountError) as caught:
+        create_guest(database, "B\u043eb")  # Cyrillic о: now an account's name
+    assert caught.value.code == "name_confusable"
+    assert rename_player(database, second.id, "Robert").name == "Robert"
+
+
+def test_ordinary_names_are_accepted(database: Database) -> None:
+    register(database, "alice", "correct horse battery")
+    for name in ("José", "Zoë", "Олег", "李雷", "Ann-Marie O'Neil", "Alicia", "Bob \U0001f44d"):
+        assert create_guest(database, name).name == name
+    for name in ("José", "Олег", "王小明", "Zoë"):  # account names: 3 or more
+        assert register(database, name, "correct horse battery").name == name
+
+
+def test_the_skeleton_is_stored_for_accounts_only(database: Database) -> None:
+    from app.text import name_skeleton
+
+    guest = create_guest(database, "Mallory")
+    account = register(database, "Alice", "correct horse battery")
+    claimed = register(database, "Carol", "correct horse battery", guest_id=guest.id)
+    with database.session() as session:
+        stored = {p.id: p.name_skeleton for p in session.query(Player).all()}
+    assert stored == {account.id: name_skeleton("Alice"), claimed.id: name_skeleton("Carol")}
+    assert stored[account.id] == "alice"

@@ -105,3 +105,22 @@ def test_a_live_game_reaches_sql_and_replays_as_played(tmp_path: Path) -> None:
         [engine.card_str(c) for c in t.cards] for t in live.prev_tricks
     ]
     assert hand["result"]["points"] == list(live.history[-1].points)
+
+
+def test_deceptive_guest_names_are_refused_through_the_app(tmp_path: Path) -> None:
+    settings = settings_module.load_settings(
+        database_url=f"sqlite:///{tmp_path / 'app.sqlite3'}",
+        redis_url="memory://",
+        secret_key="wiring-test-secret",
+    )
+    with TestClient(main.create_app(settings)) as client:
+        for name, code in [
+            ("Computer (Pro)", "name_confusable"),
+            ("\u3164", "bad_name"),
+            ("Z" + "\u0301" * 23, "bad_name"),
+        ]:
+            reply = client.post("/api/guest", json={"name": name})
+            assert reply.status_code == 422, reply.text
+            assert reply.json()["detail"]["code"] == code
+        reply = client.post("/api/guest", json={"name": "ｆｕｌｌ"})
+        assert reply.status_code == 200 and reply.json()["player"]["name"] == "full"

@@ -588,3 +588,29 @@ async def test_a_read_of_the_version_being_committed_here_waits_for_the_commit(
     seen, _ = await reading
     assert await sitting == seen.version == table.version + 1
     assert seen.seats[1].player_id == BOB.player_id and loads == 0
+
+
+async def test_chat_follows_the_name_character_rules(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """Invisible, format and separator characters and mark stacks are refused (bad_chat, the
+    rule in the message, nothing logged); tabs and line breaks become spaces; emoji stay."""
+    service, _ = make_service(redis_client, namespace)
+    table = await service.create(ALICE, "classic")
+    for bad, rule in [
+        ("hi\u200bthere", "invisible"),
+        ("\u3164", "invisible"),
+        ("\u2800", "invisible"),
+        ("\u202egnp.exe", "invisible"),
+        ("a\u2028b", "separator"),
+        ("Z" + "\u0301" * 23, "combining marks"),
+        ("bell\x07", "control"),
+    ]:
+        before = await service.store.read_log(table.id)
+        with pytest.raises(TableError) as err:
+            await service.chat(table.id, ALICE, bad)
+        assert err.value.code == "bad_chat" and rule in err.value.message, bad
+        assert await service.store.read_log(table.id) == before
+    await service.chat(table.id, ALICE, "gg\n\U0001f44d\U0001f3fd well\tplayed ")
+    said = orjson.loads((await service.store.read_log(table.id))[-1])["events"][0]
+    assert said["text"] == "gg \U0001f44d\U0001f3fd well played"
