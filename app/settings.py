@@ -109,6 +109,14 @@ class Settings(BaseSettings):
     event_log_size: int = Field(default=200, ge=1, le=100_000)
     # Longest chat line, in characters.
     chat_max_chars: int = Field(default=300, ge=1, le=10_000)
+    # Lobby: tables in a page when the client names no limit, and the most one page (an HTTP
+    # answer or one lobby socket message) carries.
+    lobby_page_size: int = Field(default=20, ge=1, le=500)
+    lobby_page_max: int = Field(default=50, ge=1, le=500)
+    # Tables one lobby socket follows live (its first page plus "more"), at most.
+    lobby_socket_max_tables: int = Field(default=200, ge=1, le=5000)
+    # Each instance compares its in-memory lobby with Redis and drops expired lines this often.
+    lobby_resync_seconds: float = Field(default=60.0, gt=0, le=3600)
     # Live tables one instance lets a single player host at once.
     max_tables_per_host: int = Field(default=5, ge=1)
 
@@ -148,6 +156,8 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _check_combinations(self) -> Settings:
+        if self.lobby_page_size > self.lobby_page_max:
+            raise ValueError("HEARTS_LOBBY_PAGE_SIZE must be <= HEARTS_LOBBY_PAGE_MAX")
         if self.bot_delay_max_ms < self.bot_delay_min_ms:
             raise ValueError("HEARTS_BOT_DELAY_MAX_MS must be >= HEARTS_BOT_DELAY_MIN_MS")
         if self.secret_key and len(self.secret_key) < 16:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Query
+from fastapi import APIRouter, Body, HTTPException, Query, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from app import engine
 from app.db.players import AccountError
 from app.deps import PlayerDep, ServicesDep
-from app.realtime.hub import lobby_tables
+from app.realtime.lobby import LobbyError, decode_cursor
 from app.tables import BOT_LEVELS, Actor, TableError
 
 router = APIRouter(prefix="/api")
@@ -77,9 +76,26 @@ async def presets() -> dict[str, Any]:
 
 
 @router.get("/tables")
-async def list_tables(services: ServicesDep) -> dict[str, Any]:
-    """The public lobby (private tables are never listed)."""
-    return {"tables": await lobby_tables(services.store, time.time() * 1000)}
+async def list_tables(
+    services: ServicesDep,
+    variant: Annotated[str | None, Query()] = None,
+    free_seats: Annotated[str | None, Query()] = None,
+    cursor: Annotated[str | None, Query()] = None,
+    limit: Annotated[str | None, Query()] = None,
+) -> Response:
+    """One page of the public lobby (private, finished and person-less tables are never
+    listed), newest first, from this instance's in-memory index (app.realtime.lobby): its cost
+    does not grow with the number of tables. 422 ``bad_filter`` / ``bad_cursor``."""
+    lobby = services.hubs.lobby
+    try:
+        lobby_filter, page_size = lobby.parse_query(variant, free_seats, limit)
+        after = decode_cursor(cursor)
+    except LobbyError as exc:
+        raise _error(422, exc.code, exc.message) from None
+    # Friends' tables first: pass the signed-in player's friends as ``players`` once there
+    # are friends (the page then carries them in "first").
+    body = await lobby.read_page(lobby_filter, after, page_size)
+    return Response(body, media_type="application/json")
 
 
 @router.post("/tables", status_code=201)

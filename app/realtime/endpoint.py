@@ -20,7 +20,8 @@ from starlette.websockets import WebSocketState
 from app.db.players import PlayerInfo
 from app.deps import Services, SessionSocket
 from app.realtime import messages as m
-from app.realtime.hub import Connection, lobby_tables
+from app.realtime.hub import Connection
+from app.realtime.lobby import LobbyError, parse_lobby_message
 from app.tables import Actor, TableError
 
 log = logging.getLogger(__name__)
@@ -304,30 +305,47 @@ async def _dispatch(
 
 @router.websocket("/ws/lobby")
 async def lobby_socket(ws: WebSocket) -> None:
+    """The live lobby: a first page for the filter in the query string (``variant``,
+    ``free_seats``, ``limit``; all tables and the default page size without), then the
+    changes to what this socket shows. ``subscribe`` changes the filter, ``more`` follows
+    the next page too. docs/protocol.md."""
     services = _services(ws)
+    settings = services.settings
     await ws.accept()
+    lobby = services.hubs.lobby
+    query = ws.query_params
+    try:
+        view_filter, limit = lobby.parse_query(
+            query.get("variant"), query.get("free_seats"), query.get("limit")
+        )
+    except LobbyError as exc:
+        await _close(ws, m.error(exc.code, exc.message), CLOSE_PROTOCOL)
+        return
     conn = Connection(ws.send_text, f"lobby:{uuid.uuid4().hex}", None)
     conn.start()
-    lobby = services.hubs.lobby
-    await lobby.join(conn)
     try:
-        tables = await lobby_tables(services.store, time.time() * 1000)
-        conn.send(orjson.dumps({"type": "lobby", "tables": tables}))
+        await lobby.join(conn, view_filter, limit)
         while True:
             raw = await _receive_text(ws)
             if raw is None:
                 return
             try:
-                msg = m.parse_client(raw, services.settings.ws_max_message_bytes)
+                data = parse_lobby_message(raw, settings.ws_max_message_bytes)
+                if data["type"] == "ping":
+                    conn.send(orjson.dumps({"type": "pong", "t": data.get("t")}))
+                elif data["type"] == "subscribe":
+                    view_filter, limit = lobby.parse_query(
+                        data.get("variant"), data.get("free_seats"), data.get("limit")
+                    )
+                    lobby.subscribe(conn, view_filter, limit)
+                else:
+                    lobby.more(conn)
             except m.ProtocolError as exc:
                 conn.send(m.error(exc.code, exc.message, exc.msg_id))
-                continue
-            if msg.type == "ping":
-                conn.send(orjson.dumps({"type": "pong", "t": msg.data.get("t")}))
-            else:
-                conn.send(m.error("bad_message", "the lobby socket only answers 'ping'"))
+            except LobbyError as exc:
+                conn.send(m.error(exc.code, exc.message))
     except WebSocketDisconnect:
         pass
     finally:
-        await lobby.leave(conn)
+        lobby.leave(conn)
         await conn.stop()

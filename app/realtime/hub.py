@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from app import engine
+from app.realtime.lobby import LobbyHub
 from app.store import Fanout, TableStore, keys
 from app.tables import TableError, TableService
 from app.tables.model import Table
@@ -394,7 +395,7 @@ class Hubs:
         self.store = store
         self.tables: dict[str, TableHub] = {}
         self._lock = asyncio.Lock()
-        self.lobby = LobbyHub(store, fanout)
+        self.lobby = LobbyHub(store, fanout, service.settings)
         service.committed = self.committed_here
 
     def committed_here(self, table_id: str, note: dict[str, Any]) -> None:
@@ -433,73 +434,3 @@ class Hubs:
     @property
     def sockets(self) -> int:
         return sum(len(h.conns) for h in self.tables.values()) + len(self.lobby.conns)
-
-
-class LobbyHub:
-    """Live lobby: changed public tables, batched a little, to every lobby socket here."""
-
-    BATCH_SECONDS = 0.25
-
-    def __init__(self, store: TableStore, fanout: Fanout) -> None:
-        self.store = store
-        self.fanout = fanout
-        self.conns: set[Connection] = set()
-        self._changed: set[str] = set()
-        self._flush: asyncio.Task[None] | None = None
-        self._subscribed = False
-
-    async def join(self, conn: Connection) -> None:
-        self.conns.add(conn)
-        if not self._subscribed:
-            self._subscribed = True
-            await self.fanout.subscribe(self.store.lobby_channel, self.on_message)
-
-    async def leave(self, conn: Connection) -> None:
-        self.conns.discard(conn)
-        if not self.conns and self._subscribed:
-            self._subscribed = False
-            await self.fanout.unsubscribe(self.store.lobby_channel, self.on_message)
-
-    def on_message(self, _channel: str, data: bytes) -> None:
-        self._changed.add(data.decode())
-        if self._flush is None or self._flush.done():
-            self._flush = asyncio.create_task(self._send_changes())
-
-    async def _send_changes(self) -> None:
-        await asyncio.sleep(self.BATCH_SECONDS)
-        changed, self._changed = self._changed, set()
-        tables = []
-        removed = []
-        for table_id in sorted(changed):
-            raw = await self.store.lobby_entry(table_id)
-            if raw is None:
-                removed.append(table_id)
-            else:
-                tables.append(orjson.loads(raw))
-        msg = orjson.dumps({"type": "lobby_update", "tables": tables, "removed": removed})
-        for conn in list(self.conns):
-            conn.send(msg)
-
-    async def stop(self) -> None:
-        if self._flush is not None:
-            self._flush.cancel()
-        if self._subscribed:
-            self._subscribed = False
-            with contextlib.suppress(Exception):
-                await self.fanout.unsubscribe(self.store.lobby_channel, self.on_message)
-
-
-async def lobby_tables(store: TableStore, now_ms: float) -> list[dict[str, Any]]:
-    """Every public table still alive, newest first; expired lines are dropped on the way."""
-    entries = await store.lobby_entries()
-    tables: list[dict[str, Any]] = []
-    stale: list[str] = []
-    for table_id, raw in entries.items():
-        summary = orjson.loads(raw)
-        if summary.get("expires_ms", 0) < now_ms and await store.load(table_id) is None:
-            stale.append(table_id)
-            continue
-        tables.append(summary)
-    await store.drop_lobby_entries(stale)
-    tables.sort(key=lambda t: t.get("created_ms", 0), reverse=True)
-    return tables

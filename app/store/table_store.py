@@ -197,9 +197,43 @@ class TableStore:
         raw = await self.redis.hget(self.lobby_key, table_id)
         return None if raw is None else _as_bytes(raw)
 
-    async def drop_lobby_entries(self, table_ids: list[str]) -> None:
-        if table_ids:
-            await self.redis.hdel(self.lobby_key, *table_ids)
+    async def lobby_lines(self, table_ids: Sequence[str]) -> list[bytes | None]:
+        """The lobby lines of these tables (None where a table has none), in one HMGET."""
+        if not table_ids:
+            return []
+        raw = await self.redis.hmget(self.lobby_key, list(table_ids))
+        return [None if r is None else _as_bytes(r) for r in raw]
+
+    async def scan_lobby(self, cursor: int, count: int) -> tuple[int, dict[str, bytes]]:
+        """One HSCAN step over the lobby hash: (next cursor, 0 when done; some lines)."""
+        cursor, raw = await self.redis.hscan(self.lobby_key, cursor, count=count)
+        assert isinstance(raw, dict)  # not no_values=True
+        return int(cursor), {_as_bytes(k).decode(): _as_bytes(v) for k, v in raw.items()}
+
+    async def tables_alive(self, table_ids: Sequence[str]) -> set[str]:
+        """Which of these tables still exist (their keys have not expired)."""
+        if not table_ids:
+            return set()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id in table_ids:
+                pipe.exists(keys.version_key(table_id))
+            found = await pipe.execute()
+        return {t for t, n in zip(table_ids, found, strict=True) if int(n)}
+
+    async def drop_lobby_entries(self, table_ids: Sequence[str]) -> None:
+        """Remove lobby lines (of expired tables) and tell every instance's lobby."""
+        if not table_ids:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id in table_ids:
+                pipe.hdel(self.lobby_key, table_id)
+            dropped = await pipe.execute()
+        gone = [t for t, n in zip(table_ids, dropped, strict=True) if int(n)]
+        if gone:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for table_id in gone:
+                    pipe.publish(self.lobby_channel, table_id)
+                await pipe.execute()
 
     async def memory_usage(self, table_id: str) -> int:
         """Bytes Redis spends on one table's keys (0 where MEMORY USAGE is unsupported)."""

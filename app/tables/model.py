@@ -268,13 +268,30 @@ class Table:
             "turn_timer": self.turn_timer,
             "spectators": self.spectators,
             "seats": [
-                {"seat": i, "kind": s.kind, "name": s.name, "level": s.level, "away": s.away}
+                {
+                    "seat": i,
+                    "kind": s.kind,
+                    "name": s.name,
+                    "level": s.level,
+                    "away": s.away,
+                    # public anyway (the table's own JSON has it); the lobby index keys the
+                    # "tables of these players first" hook on it (app.realtime.lobby)
+                    "player_id": s.player_id if s.kind == "human" else None,
+                }
                 for i, s in enumerate(self.seats)
             ],
             "open_seats": sum(1 for s in self.seats if s.kind == "open" or s.vacated),
             "created_ms": self.created_ms,
             "expires_ms": expires_ms,
         }
+
+
+def lobby_listed(line: dict[str, Any]) -> bool:
+    """Whether a lobby line belongs in the public list: a finished table, or one no person
+    sits at any more (the computers play on), is left out; it stays reachable by its link."""
+    if line.get("status") == "over":
+        return False
+    return any(seat.get("kind") == "human" for seat in line.get("seats") or ())
 
 
 def _shallow_copier(cls: type[Any]) -> Callable[[Any], Any]:

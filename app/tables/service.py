@@ -29,7 +29,7 @@ from app.settings import Settings
 from app.store import LoadedTable, TableStore
 from app.tables.computer import STAND_IN_LEVEL, ComputerPlayers, bot_seed
 from app.tables.errors import TableError
-from app.tables.model import Seat, Table
+from app.tables.model import Seat, Table, lobby_listed
 from app.text import TextRuleError, clean_chat
 
 log = logging.getLogger(__name__)
@@ -804,7 +804,12 @@ class TableService:
     def _lobby_change(self, before: dict[str, Any] | None, after: Table, expires_ms: float) -> Any:
         if after.private:
             return "keep"
-        if before is not None and after.lobby_json(0) == before:
+        line = after.lobby_json(0)
+        if not lobby_listed(line):
+            # Finished, or nobody left but computers: out of the public list (a rematch or a
+            # newcomer's seat puts it back); the table itself stays reachable by its link.
+            return "remove" if before is None or lobby_listed(before) else "keep"
+        if before is not None and line == before:
             return "keep"
         return orjson.dumps(after.lobby_json(expires_ms))
 
