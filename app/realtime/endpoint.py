@@ -261,46 +261,46 @@ async def _dispatch(
     if actor is None:
         conn.send(m.error("no_token", "sign in (a guest name is enough) to do that", msg.id))
         return
+    # Every command carries its id to the service, which applies each id once per player (a
+    # command resent after a dropped connection is acked with the version that holds it).
+    cid = msg.id
     try:
-        extra: dict[str, Any] = {}
         if msg.type == "move":
             seat = data.get("seat")
             if seat is not None:
                 table, _ = await tables.read(table_id)
                 if table.seat_of(actor.player_id) != seat:
                     raise TableError("not_your_seat", f"you do not sit in seat {seat}")
-            result = await tables.move(table_id, actor, msg.id, data["move"], data.get("version"))
-            version = result.version
-            if result.duplicate:
-                extra["duplicate"] = True
+            result = await tables.move(table_id, actor, cid, data["move"], data.get("version"))
         elif msg.type == "sit":
-            version = await tables.sit(table_id, actor, data["seat"])
+            result = await tables.sit(table_id, actor, data["seat"], command_id=cid)
         elif msg.type == "leave":
-            version = await tables.leave(table_id, actor)
+            result = await tables.leave(table_id, actor, command_id=cid)
         elif msg.type == "add_bot":
             level = data.get("level", "standard")
             if not isinstance(level, str):
                 raise TableError("bad_level", "level must be text")
-            version = await tables.add_bot(table_id, actor, data["seat"], level)
+            result = await tables.add_bot(table_id, actor, data["seat"], level, command_id=cid)
         elif msg.type == "remove_bot":
-            version = await tables.remove_bot(table_id, actor, data["seat"])
+            result = await tables.remove_bot(table_id, actor, data["seat"], command_id=cid)
         elif msg.type == "start":
-            version = await tables.start(table_id, actor)
+            result = await tables.start(table_id, actor, command_id=cid)
         elif msg.type == "rematch":
-            version = await tables.rematch(table_id, actor)
+            result = await tables.rematch(table_id, actor, command_id=cid)
         elif msg.type == "chat":
             text = data["text"]
             if not isinstance(text, str):
                 raise TableError("bad_chat", "text must be a string")
-            version = await tables.chat(table_id, actor, text)
+            result = await tables.chat(table_id, actor, text, command_id=cid)
         elif msg.type == "back":
-            version = await tables.back(table_id, actor)
+            result = await tables.back(table_id, actor, command_id=cid)
         else:  # pragma: no cover - parse_client knows every type
             raise TableError("unknown_type", msg.type)
     except TableError as exc:
         conn.send(m.error(exc.code, exc.message, msg.id))
         return
-    conn.send(m.ack(msg.id, version, **extra))
+    extra: dict[str, Any] = {"duplicate": True} if result.duplicate else {}
+    conn.send(m.ack(msg.id, result.version, **extra))
 
 
 @router.websocket("/ws/lobby")

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 # Computer levels a seat may ask for (app.bots: Easy, Standard, Pro, Expert).
 BOT_LEVELS: tuple[str, ...] = tuple(LEVELS)
 DEFAULT_BOT_LEVEL = "standard"
-MOVE_IDS_KEPT = 16  # per player, for resent-move detection
+MOVE_IDS_KEPT = 16  # command ids remembered per player, so a resent command applies once
 MAX_ATTEMPTS = 20  # compare-and-set retries before answering "busy"
 BOT_MEMO_SIZE = 2000  # computer decisions kept for a retried compare-and-set
 # Looking up a finished game's stored id (the results writer stores it a moment after the
@@ -58,8 +58,10 @@ class Actor:
 
 @dataclass(frozen=True, slots=True)
 class MoveResult:
-    version: int  # the table version that holds the move
-    duplicate: bool = False  # the move id was seen before; nothing was applied now
+    """What a command (a move, sit, chat, start, ...) did."""
+
+    version: int  # the table version that holds the command
+    duplicate: bool = False  # the command id was seen before; nothing was applied now
 
 
 @dataclass(slots=True)
@@ -72,6 +74,7 @@ class Change:
     new_game: bool = False  # a game starts: the move list begins afresh
     abandon: str | None = None  # end the game unfinished ("idle": nothing happened too long)
     state_changed: bool = True  # False for chat: only the log and the version move
+    save_table: bool = False  # store the table even so (it remembers a command id)
     commit: bool = True
     result: Any = None
 
@@ -209,7 +212,9 @@ class TableService:
 
     # -- seats and host --------------------------------------------------------------------
 
-    async def sit(self, table_id: str, actor: Actor, seat_no: int) -> int:
+    async def sit(
+        self, table_id: str, actor: Actor, seat_no: int, *, command_id: str | None = None
+    ) -> MoveResult:
         def fn(table: Table, state: Any, now: float) -> Change:
             seat = self._seat(table, seat_no)
             if table.seat_of(actor.player_id) is not None:
@@ -236,9 +241,11 @@ class TableService:
                 table.host = actor.player_id
             return Change(events=[{"kind": "sat", "seat": seat_no, "name": actor.name}])
 
-        return int((await self._mutate(table_id, fn)).version)
+        return await self._command(table_id, actor, command_id, fn)
 
-    async def leave(self, table_id: str, actor: Actor) -> int:
+    async def leave(
+        self, table_id: str, actor: Actor, *, command_id: str | None = None
+    ) -> MoveResult:
         def fn(table: Table, state: Any, now: float) -> Change:
             seat_no = self._my_seat(table, actor)
             old = table.seats[seat_no]
@@ -263,11 +270,17 @@ class TableService:
                 )
             return Change(events=[{"kind": "left", "seat": seat_no, "name": actor.name}])
 
-        return int((await self._mutate(table_id, fn)).version)
+        return await self._command(table_id, actor, command_id, fn)
 
     async def add_bot(
-        self, table_id: str, actor: Actor, seat_no: int, level: str = DEFAULT_BOT_LEVEL
-    ) -> int:
+        self,
+        table_id: str,
+        actor: Actor,
+        seat_no: int,
+        level: str = DEFAULT_BOT_LEVEL,
+        *,
+        command_id: str | None = None,
+    ) -> MoveResult:
         _check_level(level)
 
         def fn(table: Table, state: Any, now: float) -> Change:
@@ -280,9 +293,11 @@ class TableService:
             table.seats[seat_no] = Seat(kind="bot", level=level)
             return Change(events=[{"kind": "bot_added", "seat": seat_no, "level": level}])
 
-        return int((await self._mutate(table_id, fn)).version)
+        return await self._command(table_id, actor, command_id, fn)
 
-    async def remove_bot(self, table_id: str, actor: Actor, seat_no: int) -> int:
+    async def remove_bot(
+        self, table_id: str, actor: Actor, seat_no: int, *, command_id: str | None = None
+    ) -> MoveResult:
         def fn(table: Table, state: Any, now: float) -> Change:
             self._require_host(table, actor)
             if table.status == "playing":
@@ -292,25 +307,29 @@ class TableService:
             table.seats[seat_no] = Seat()
             return Change(events=[{"kind": "bot_removed", "seat": seat_no}])
 
-        return int((await self._mutate(table_id, fn)).version)
+        return await self._command(table_id, actor, command_id, fn)
 
-    async def start(self, table_id: str, actor: Actor) -> int:
+    async def start(
+        self, table_id: str, actor: Actor, *, command_id: str | None = None
+    ) -> MoveResult:
         def fn(table: Table, state: Any, now: float) -> Change:
             self._require_host(table, actor)
             if table.status == "playing":
                 raise TableError("wrong_status", "the game has already started")
             return self._begin_game(table)
 
-        return int((await self._mutate(table_id, fn)).version)
+        return await self._command(table_id, actor, command_id, fn)
 
-    async def rematch(self, table_id: str, actor: Actor) -> int:
+    async def rematch(
+        self, table_id: str, actor: Actor, *, command_id: str | None = None
+    ) -> MoveResult:
         def fn(table: Table, state: Any, now: float) -> Change:
             self._my_seat(table, actor)
             if table.status != "over":
                 raise TableError("wrong_status", "a rematch starts after the game is over")
             return self._begin_game(table)
 
-        return int((await self._mutate(table_id, fn)).version)
+        return await self._command(table_id, actor, command_id, fn)
 
     def _begin_game(self, table: Table) -> Change:
         if any(s.kind == "open" for s in table.seats):
@@ -338,7 +357,9 @@ class TableService:
             events=[{"kind": "started", "game_no": table.game_no}], new_state=state, new_game=True
         )
 
-    async def back(self, table_id: str, actor: Actor) -> int:
+    async def back(
+        self, table_id: str, actor: Actor, *, command_id: str | None = None
+    ) -> MoveResult:
         """The player takes their away seat back from the computer."""
 
         def fn(table: Table, state: Any, now: float) -> Change:
@@ -349,7 +370,7 @@ class TableService:
             seat.away = False
             return Change(events=[{"kind": "back", "seat": seat_no}])
 
-        return int((await self._mutate(table_id, fn)).version)
+        return await self._command(table_id, actor, command_id, fn)
 
     # -- presence --------------------------------------------------------------------------
 
@@ -395,7 +416,9 @@ class TableService:
 
     # -- chat ------------------------------------------------------------------------------
 
-    async def chat(self, table_id: str, actor: Actor, text: str) -> int:
+    async def chat(
+        self, table_id: str, actor: Actor, text: str, *, command_id: str | None = None
+    ) -> MoveResult:
         try:
             clean = clean_chat(text)  # names' character rules (app/text.py)
         except TextRuleError as exc:
@@ -417,7 +440,7 @@ class TableService:
             }
             return Change(events=[event], state_changed=False)
 
-        return int((await self._mutate(table_id, fn)).version)
+        return await self._command(table_id, actor, command_id, fn)
 
     # -- moves -----------------------------------------------------------------------------
 
@@ -435,9 +458,6 @@ class TableService:
             raise TableError(exc.code, exc.message) from None
 
         def fn(table: Table, state: Any, now: float) -> Change:
-            for seen_id, seen_version in table.recent_moves.get(actor.player_id, ()):
-                if seen_id == move_id:
-                    return Change(commit=False, result=MoveResult(int(seen_version), True))
             if expected_version is not None and expected_version != table.version:
                 raise TableError(
                     "stale_version",
@@ -461,19 +481,41 @@ class TableService:
                 seat.away = False
                 events.append({"kind": "back", "seat": seat_no})
             events.append({"kind": "move", "seat": seat_no, "move": public_move(move)})
-            new_version = table.version + 1
-            ids = table.recent_moves.setdefault(actor.player_id, [])
-            ids.append([move_id, new_version])
-            del ids[:-MOVE_IDS_KEPT]
             return Change(
                 events=events,
                 new_state=new_state,
                 moves=[[seat_no, engine.move_to_json(move)]],
-                result=MoveResult(new_version),
             )
 
-        result: MoveResult = (await self._mutate(table_id, fn)).result
-        return result
+        return await self._command(table_id, actor, move_id, fn)
+
+    async def _command(
+        self, table_id: str, actor: Actor, command_id: str | None, fn: Mutation
+    ) -> MoveResult:
+        """Apply a player's command once per ``command_id``: the ids of each player's last
+        MOVE_IDS_KEPT applied commands are kept in the table (with the version that holds
+        each), so a command resent after a dropped connection is answered with that version
+        and applied no second time. An id is remembered only when its command was applied
+        (a refused one may be sent again), and only in the commit that applies it."""
+
+        def once(table: Table, state: Any, now: float) -> Change:
+            if command_id is not None:
+                for seen_id, seen_version in table.recent_moves.get(actor.player_id, ()):
+                    if seen_id == command_id:
+                        return Change(commit=False, result=MoveResult(int(seen_version), True))
+            change = fn(table, state, now)
+            if change.commit:
+                change.result = MoveResult(table.version + 1)
+                if command_id is not None:
+                    ids = table.recent_moves.setdefault(actor.player_id, [])
+                    ids.append([command_id, table.version + 1])
+                    del ids[:-MOVE_IDS_KEPT]
+                    change.save_table = True
+            return change
+
+        done = await self._mutate(table_id, once)
+        result = done.result
+        return result if isinstance(result, MoveResult) else MoveResult(int(done.version))
 
     # -- due times: bot turns, turn timers, disconnect grace --------------------------------
 
@@ -748,13 +790,14 @@ class TableService:
             table.deadline_seats = []
             table.bot_due_ms = None
             table.pause_until_ms = None
-        table.updated_ms = now
+        if change.state_changed:
+            table.updated_ms = now  # chat is no activity: an idle game still ends on time
         ttl = self._ttl(table)
         for event in change.events:
             event["v"] = new_version
         note = {"v": new_version, "s": 1 if change.state_changed else 0, "events": change.events}
         message = orjson.dumps(note)
-        blob = orjson.dumps(table.to_json()) if change.state_changed else None
+        blob = orjson.dumps(table.to_json()) if change.state_changed or change.save_table else None
         due = self._next_due(table, now)
         # The table's channel often tells this instance's hub of the change before the reply
         # comes back: the hub waits for the reply (``read``) instead of reading the table.
@@ -783,7 +826,7 @@ class TableService:
         if not result.ok:
             return False
         table.version = new_version
-        if change.state_changed:
+        if blob is not None:
             # What was just stored is what the hubs will read (and the next change start
             # from): keep it. The object is not changed after this.
             self._read_cache[table.id] = (new_version, table, state)

@@ -145,6 +145,47 @@ async def test_resent_move_is_applied_once(server: str) -> None:
     await alice.close()
 
 
+async def test_every_command_resent_on_a_new_socket_is_applied_once(server: str) -> None:
+    """The page resends every unanswered command with its id after a reconnect: the server
+    answers a command it already applied with the same version, and applies it no more."""
+    alice, table_id, token = await seated_table(server, bots=2)
+    bob_token, _ = await guest(server, "Bob")
+    bob = Client(server, table_id, bob_token, "bob")
+    await bob.connect()
+    await bob.wait(lambda m: m["type"] == "state")
+    sent = {
+        "sit": {"seat": 3},
+        "chat": {"text": "hi all"},
+    }
+    firsts = {}
+    for kind, fields in sent.items():
+        firsts[kind] = await bob.command(kind, id=f"bob-{kind}", **fields)
+        assert firsts[kind]["type"] == "ack" and not firsts[kind].get("duplicate")
+    start = await alice.command("start", id="alice-start")
+    assert start["type"] == "ack"
+    await bob.close()
+    # Back on a new socket: the same commands, the same ids.
+    bob = Client(server, table_id, bob_token, "bob")
+    await bob.connect()
+    await bob.wait(lambda m: m["type"] == "state")
+    for kind, fields in sent.items():
+        again = await bob.command(kind, id=f"bob-{kind}", **fields)
+        assert again["type"] == "ack" and again.get("duplicate"), again
+        assert again["version"] == firsts[kind]["version"]
+    again = await alice.command("start", id="alice-start")
+    assert again == {**start, "duplicate": True}
+    # One chat line and one start in the table's history.
+    viewer = Client(server, table_id, token, "viewer")
+    await viewer.connect(last_version=1)
+    state = await viewer.wait(lambda m: m["type"] == "state")
+    replayed = [e for m in viewer.messages if m["type"] == "events" for e in m["events"]]
+    assert [e["text"] for e in replayed if e["kind"] == "chat"] == ["hi all"]
+    assert [e["kind"] for e in replayed].count("started") == 1
+    assert state["table"]["seats"][3]["name"] == "Bob"
+    for c in (alice, bob, viewer):
+        await c.close()
+
+
 async def test_reconnect_with_stale_version_gets_missed_events(server: str) -> None:
     alice, table_id, token = await seated_table(server)
     state = await alice.wait_state(lambda m: m["table"]["seats"][3]["kind"] == "bot")

@@ -267,7 +267,7 @@ async def test_chat_is_sent_as_typed_and_bounded(
     service, _ = make_service(redis_client, namespace, chat_max_chars=30)
     markup = Actor("p-markup", "<img src=x onerror=f(1)>")
     table = await service.create(markup, "classic")
-    version = await service.chat(table.id, markup, "<b>hi</b> & &lt;")
+    version = (await service.chat(table.id, markup, "<b>hi</b> & &lt;")).version
     log = [orjson.loads(e) for e in await service.store.read_log(table.id)]
     assert log[-1]["v"] == version and log[-1]["s"] == 0
     # Raw text, like every name (docs/protocol.md): clients insert it as text, never as HTML.
@@ -280,6 +280,102 @@ async def test_chat_is_sent_as_typed_and_bounded(
         with pytest.raises(TableError) as err:
             await service.chat(table.id, ALICE, bad)
         assert err.value.code == "bad_chat"
+
+
+async def test_every_command_resent_with_its_id_applies_once(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """A client resends every command not answered before its connection dropped, with the
+    same id (static/js/table.js): sit, chat, start, rematch, ... apply once, and the resend
+    is answered with the version that holds the first, also on another instance."""
+    clock = Clock()
+    one, _ = make_service(redis_client, namespace, clock, turn_timer_seconds=0)
+    two, _ = make_service(redis_client, namespace, clock, turn_timer_seconds=0)
+    table = await one.create(ALICE, "classic", options={"end": "hands", "hands": 1})
+
+    async def twice(command: str, *args: Any, command_id: str) -> int:
+        """The command on one instance, then resent to the other: applied once."""
+        first = await getattr(one, command)(table.id, *args, command_id=command_id)
+        assert not first.duplicate
+        t, _ = await two.read(table.id)
+        log = await one.store.read_log(table.id)
+        again = await getattr(two, command)(table.id, *args, command_id=command_id)
+        assert again.duplicate and again.version == first.version, (again, first)
+        t2, _ = await two.read(table.id)
+        assert t2.version == t.version and len(await one.store.read_log(table.id)) == len(log)
+        return int(first.version)
+
+    await twice("sit", BOB, 1, command_id="b-sit")
+    await twice("add_bot", ALICE, 2, command_id="a-add2")
+    await twice("add_bot", ALICE, 3, command_id="a-add3")
+    await twice("remove_bot", ALICE, 3, command_id="a-rm")
+    await twice("add_bot", ALICE, 3, "easy", command_id="a-add3b")
+    chat = await twice("chat", BOB, "hello", command_id="b-chat")
+    log = [orjson.loads(e) for e in await one.store.read_log(table.id)]
+    said = [e for n in log for e in n["events"] if e["kind"] == "chat"]
+    assert [(e["text"], e["v"]) for e in said] == [("hello", chat)]
+    assert log[-1]["s"] == 0  # a chat still changes no state: nobody gets a new view
+    await twice("start", ALICE, command_id="a-start")
+    await twice("leave", BOB, command_id="b-leave")
+    t, _ = await one.read(table.id)
+    assert t.seats[1].kind == "bot" and t.seats[1].vacated
+    await twice("sit", BOB, 1, command_id="b-sit2")
+    await play_out(one, table.id, clock, ALICE, BOB)
+    await twice("rematch", BOB, command_id="b-rematch")
+    t, _ = await one.read(table.id)
+    assert t.status == "playing" and t.game_no == 2
+    # A refused command is not remembered (so it may be sent again).
+    with pytest.raises(TableError) as err:
+        await one.sit(table.id, CAROL, 2, command_id="c-sit")
+    assert err.value.code == "seat_taken"
+    t, _ = await one.read(table.id)
+    assert CAROL.player_id not in t.recent_moves
+    # Each player's last MOVE_IDS_KEPT ids are kept, no more.
+    for i in range(20):
+        await one.chat(table.id, BOB, f"line {i}", command_id=f"b-line{i}")
+    t, _ = await two.read(table.id)
+    assert [i for i, _v in t.recent_moves[BOB.player_id]] == [f"b-line{i}" for i in range(4, 20)]
+
+
+async def play_out(service: TableService, table_id: str, clock: Clock, *humans: Actor) -> None:
+    """Play the game out: the computers by their due items, ``humans`` by a legal move."""
+    for n in range(5000):
+        table, state = await service.read(table_id)
+        if table.status != "playing":
+            return
+        to_act = engine.seats_to_act(state)
+        human = next((p for p in humans if table.seat_of(p.player_id) in to_act), None)
+        if human is not None:
+            seat = table.seat_of(human.player_id)
+            assert seat is not None
+            move = engine.move_to_json(engine.legal_moves(state, seat)[0])
+            await service.move(table_id, human, f"h{n}", move)
+            continue
+        clock.ms += 1
+        if table_id in await service.store.claim_due(clock.ms, 10_000):
+            await service.run_due(table_id)
+    raise AssertionError("game did not finish")
+
+
+async def test_chat_is_no_activity_for_the_idle_timeout(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """A chat stores the table now (for its id) but, as before, is not play: a game in which
+    only chat happened still ends as idle when its time comes."""
+    clock = Clock()
+    service, _ = make_service(redis_client, namespace, clock, idle_table_ttl_seconds=60)
+    table = await service.create(ALICE, "classic", bots={"1": "easy", "2": "easy", "3": "easy"})
+    await service.start(table.id, ALICE)
+    started, _ = await service.read(table.id)
+    clock.ms += 30_000
+    await service.chat(table.id, ALICE, "anyone?", command_id="a1")
+    t, _ = await service.read(table.id)
+    assert t.updated_ms == started.updated_ms and t.recent_moves[ALICE.player_id]
+    clock.ms = started.updated_ms + 60_001
+    assert table.id in await service.store.claim_due(clock.ms, 10_000)
+    await service.run_due(table.id)
+    t, _ = await service.read(table.id)
+    assert t.status == "over" and t.ended == "abandoned"
 
 
 async def test_clone_copies_what_a_change_edits() -> None:
@@ -586,7 +682,7 @@ async def test_a_read_of_the_version_being_committed_here_waits_for_the_commit(
     assert not reading.done()
     reply.set()
     seen, _ = await reading
-    assert await sitting == seen.version == table.version + 1
+    assert (await sitting).version == seen.version == table.version + 1
     assert seen.seats[1].player_id == BOB.player_id and loads == 0
 
 

@@ -1,0 +1,224 @@
+"""The leak scan: a whole game of every preset against computers, over the real server, with
+everything a seated player and a signed-in spectator can read while it is played checked for
+hidden cards and for the seed (see tests/realtime/leak_scan.py for what counts as hidden).
+
+Each time the player is to act (and so nothing moves), both poll every HTTP route in
+``leak_scan.HTTP_ROUTES``; every message of their table and lobby sockets is checked after the
+game, placed in time by the engine view it carries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from typing import Any
+
+import fakeredis
+import httpx
+import orjson
+import pytest
+import sqlalchemy as sa
+import websockets
+
+from app import engine
+from app.store import keys
+from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
+from tests.realtime.leak_scan import HTTP_ROUTES, Game, Leak, Scanner
+from tests.realtime.test_games import settings_for
+
+pytestmark = pytest.mark.asyncio
+
+SHORT = {"end": "hands", "hands": 2}
+POLL_EVERY = 5  # the player's decisions between two full polls (and the first of each hand)
+
+
+class Lobby:
+    """A /ws/lobby socket that records every message."""
+
+    def __init__(self, address: str) -> None:
+        self.url = f"ws://{address}/ws/lobby"
+        self.raw: list[str] = []
+        self._task: asyncio.Task[None] | None = None
+        self.ws: Any = None
+
+    async def connect(self) -> None:
+        self.ws = await websockets.connect(self.url, max_size=2**22)
+        self._task = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            async for raw in self.ws:
+                self.raw.append(raw)
+
+    async def close(self) -> None:
+        await self.ws.close()
+        if self._task is not None:
+            with contextlib.suppress(Exception):
+                await self._task
+
+
+async def poll(
+    http: httpx.AsyncClient, scanner: Scanner, context: dict[str, str], first: int, moves: Any
+) -> None:
+    """GET every route, then check each answer against the states since move ``first``."""
+    answers = []
+    for route in HTTP_ROUTES:
+        for game_id in context["games"].split(","):
+            url = route.format(**{**context, "game": game_id})
+            answer = await http.get(url)
+            assert answer.status_code < 500, (url, answer.status_code, answer.text)
+            answers.append((url, answer.content))
+            if "{game}" not in route:
+                break
+    last = len(await moves())
+    scanner.game.extend(await moves())
+    for url, body in answers:
+        scanner.check(f"GET {url}", body, first, last)
+
+
+async def stored_hands(database_url: str) -> int:
+    engine_ = sa.create_engine(database_url)
+    try:
+        with engine_.connect() as connection:
+            return int(connection.execute(sa.text("SELECT count(*) FROM hand")).scalar_one())
+    finally:
+        engine_.dispose()
+
+
+CASES = [(p, False) for p in sorted(engine.PRESETS)] + [("classic", True)]
+
+
+@pytest.mark.parametrize(
+    ("preset", "private"), CASES, ids=[p + ("-private" if x else "") for p, x in CASES]
+)
+async def test_a_whole_game_leaks_nothing(preset: str, private: bool, tmp_path: Any) -> None:
+    fake = fakeredis.FakeServer()
+    settings = settings_for(tmp_path).model_copy(update={"due_poll_seconds": 0.005})
+    async with in_process_server(settings, fake) as address:
+        players = engine.make_rules(preset).players
+        token, me = await guest(address, "Player")
+        watcher_token, watcher = await guest(address, "Watcher")
+        created = await create_table(
+            address,
+            token,
+            preset=preset,
+            options=SHORT,
+            private=private,
+            bots={str(seat): "easy" for seat in range(1, players)},
+        )
+        table_id = created["table"]["id"]
+        invite = created["table"]["invite"] or ""
+        player = Client(address, table_id, token, "player")
+        spectator = Client(address, table_id, watcher_token, "spectator")
+        lobbies = [Lobby(address), Lobby(address)]
+        await player.connect()
+        await spectator.connect(invite=invite or None)
+        for lobby in lobbies:
+            await lobby.connect()
+        reply = await player.command("start")
+        assert reply["type"] == "ack", reply
+
+        redis = fakeredis.FakeAsyncRedis(server=fake)
+        blob = orjson.loads(await redis.get(keys.state_key(table_id)))
+        game = Game(engine.make_rules(preset, blob["options"]), int(blob["seed"]))
+
+        async def moves() -> list[Any]:
+            return [orjson.loads(m) for m in await redis.lrange(keys.moves_key(table_id), 0, -1)]
+
+        seated = Scanner(game, 0, "the player")
+        watching = Scanner(game, None, "the spectator")
+        http_player = httpx.AsyncClient(
+            base_url=f"http://{address}", headers={"Authorization": f"Bearer {token}"}
+        )
+        http_watcher = httpx.AsyncClient(
+            base_url=f"http://{address}", headers={"Authorization": f"Bearer {watcher_token}"}
+        )
+        context = {"table": table_id, "invite": invite, "player": me, "preset": preset}
+        rng = random.Random(7)
+        decisions = 0
+        polled_hand = -1
+        acted = -1
+        seen = 0
+        try:
+            while True:
+                msg = await player.wait(
+                    lambda m, acted=acted: (
+                        m["type"] == "state"
+                        and m["version"] > acted
+                        and m["view"] is not None
+                        and (m["view"]["phase"] == "over" or m["view"]["to_act"] == [0])
+                    ),
+                    start=seen,
+                )
+                seen = player.messages.index(msg) + 1
+                if player.last_state() is not msg:
+                    continue  # a newer state came meanwhile: act on the newest
+                view = msg["view"]
+                if view["phase"] == "over":
+                    break
+                if not view["legal"]:
+                    continue
+                first = len(await moves())
+                game.extend(await moves())
+                if view["hand_no"] > polled_hand or decisions % POLL_EVERY == 0:
+                    if view["hand_no"] > 0 and polled_hand < view["hand_no"]:
+                        # The first hand's record is in SQL (as the game row, with the seed)
+                        # before the second hand is polled.
+                        for _ in range(200):
+                            if await stored_hands(settings.database_url) >= view["hand_no"]:
+                                break
+                            await asyncio.sleep(0.02)
+                    polled_hand = view["hand_no"]
+                    games = "1,2"  # this game once stored, and an id never used
+                    mine = {**context, "me": me, "games": games}
+                    await poll(http_player, seated, mine, first, moves)
+                    theirs = {**context, "me": watcher, "games": games}
+                    await poll(http_watcher, watching, theirs, first, moves)
+                decisions += 1
+                acted = msg["version"]
+                move = pick_move(view, rng)
+                reply = await player.command("move", move=move, version=acted)
+                assert reply["type"] == "ack" or reply["code"] == "stale_version", reply
+            await spectator.wait_state(lambda m: (m["view"] or {}).get("phase") == "over")
+            game.extend(await moves())
+            assert game.states[-1].phase == "over" and len(game.states[-1].history) == 2
+            assert seated.check_views(player.raw) > 10
+            assert watching.check_views(spectator.raw) > 10
+            for lobby, scanner in zip(lobbies, (seated, watching), strict=True):
+                assert lobby.raw
+                for raw in lobby.raw:
+                    scanner.check_no_cards("a lobby message", raw)
+            assert seated.checked > 2 * len(HTTP_ROUTES) and watching.checked > len(HTTP_ROUTES)
+        finally:
+            for client in (player, spectator, *lobbies):
+                await client.close()
+            await http_player.aclose()
+            await http_watcher.aclose()
+            await redis.aclose()
+
+
+async def test_the_scan_finds_what_it_looks_for() -> None:
+    """The scanner itself: a hidden card, a seed in any form, a past hand's sheet."""
+    rules = engine.make_rules("classic")
+    game = Game(rules, 123456789012345678)
+    game.extend([])
+    state = game.states[0]
+    scanner = Scanner(game, 0, "seat 0")
+    own = engine.card_str(next(iter(engine.cards_of(state.hands[0]))))
+    other = engine.card_str(next(iter(engine.cards_of(state.hands[1]))))
+    scanner.check("own hand", orjson.dumps({"view": {"hand": [own]}}), 0)
+    for body in (
+        {"view": {"hand": [other]}},
+        {"deep": [{"x": {other: 1}}]},
+        {"message": f"you cannot take {other} now"},
+        {"n": 123456789012345678},
+        {"s": f"seed=0x{123456789012345678:x}"},
+        {"s": "hearts:123456789012345678:0"},
+    ):
+        with pytest.raises(Leak):
+            scanner.check("a leak", orjson.dumps(body), 0)
+    scanner.check("the sheet", orjson.dumps({"view": {"history": [{"dead": [other]}]}}), 0)
+    scanner.check("a spectator's view", orjson.dumps(engine.view(state, None)), 0)
+    with pytest.raises(Leak):
+        Scanner(game, None, "spectator").check("a hand", orjson.dumps({"h": [own]}), 0)
