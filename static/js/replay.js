@@ -7,15 +7,19 @@ import { h, fill, setText } from "./dom.js";
 import { DIRECTION_WORDS, botLabel } from "./labels.js";
 
 export function mountReplay(root, gameId) {
-  const page = new ReplayPage(root, gameId);
+  // A private table's game opens for its players (signed in) or with its share link
+  // (/?replay=ID&share=TOKEN); to anyone else the server answers 404 unknown_game.
+  const share = new URLSearchParams(window.location.search).get("share");
+  const page = new ReplayPage(root, gameId, share);
   page.start();
   return page;
 }
 
 class ReplayPage {
-  constructor(root, gameId) {
+  constructor(root, gameId, share = null) {
     this.root = root;
     this.gameId = gameId;
+    this.share = share;
     this.data = null;
     this.hand = 0;
     this.step = 0; // 0: the deal (and passing); k: after trick k; last: the result
@@ -28,7 +32,8 @@ class ReplayPage {
     let presets = {};
     try {
       const [data, presetData] = await Promise.all([
-        api(`/api/games/${encodeURIComponent(this.gameId)}/replay`),
+        api(`/api/games/${encodeURIComponent(this.gameId)}/replay` +
+          (this.share ? `?share=${encodeURIComponent(this.share)}` : "")),
         api("/api/presets", { auth: false }).catch(() => null),
       ]);
       this.data = data;
@@ -36,7 +41,9 @@ class ReplayPage {
     } catch (error) {
       fill(this.root, h("section", { class: "panel gone" },
         h("h1", {}, "No replay"),
-        h("p", { class: "form-error" }, error.status === 409 ? "This game cannot be replayed yet: it has not ended." : error.message),
+        h("p", { class: "form-error" }, error.status === 409 ? "This game cannot be replayed yet: it has not ended."
+          : error.status === 404 ? "No such game. A game at a private table opens only for its players, or with the share link one of them sends you."
+          : error.message),
         h("a", { class: "btn primary", href: "/" }, "Back to the lobby")));
       return;
     }
@@ -92,10 +99,30 @@ class ReplayPage {
         h("p", {}, `Final scores: ${d.totals.map((t, i) => `${this.scorerName(i)} ${t}`).join(", ")}. `,
           h("strong", {}, winners.length > 1 ? `${winners.join(" and ")} share the win.` : `${winners[0] || "Nobody"} won.`)),
         h("p", { class: "hint" }, "Keys: \u2190 \u2192 trick by trick, \u2191 \u2193 hand by hand."),
-        e.controls, e.stepText),
+        this.shareBox(), e.controls, e.stepText),
       h("div", { class: "replay-board" },
         h("section", { class: "panel" }, h("h2", {}, "On the table"), e.trick, e.result),
         h("section", { class: "panel" }, h("h2", {}, "Everyone's cards"), e.holdings))));
+  }
+
+  /** For a player of a private table's game: the link that opens it for anyone holding it. */
+  shareBox() {
+    const g = this.data.game;
+    if (!g || !g.private || !g.share_token) return null;
+    const url = `${window.location.origin}/?replay=${encodeURIComponent(g.id)}&share=${encodeURIComponent(g.share_token)}`;
+    const field = h("input", { type: "text", readonly: true, value: url, id: "replay-share-link", "aria-label": "Share link", class: "share-link" });
+    const status = h("span", { class: "hint", "aria-live": "polite" });
+    const copy = () => {
+      const done = () => setText(status, "Copied.");
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(url).then(done, () => field.select());
+      } else {
+        field.select();
+      }
+    };
+    return h("p", { class: "replay-share" },
+      "A private table's game: only its players see it, and whoever you send this link. ",
+      field, " ", h("button", { type: "button", class: "btn small", id: "replay-share-copy", onclick: copy }, "Copy link"), " ", status);
   }
 
   steps() {
