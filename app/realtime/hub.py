@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
 
 from app import engine
+from app.realtime.limits import Limits
 from app.realtime.lobby import LobbyHub
 from app.store import Fanout, TableStore, keys
 from app.tables import TableError, TableService
@@ -245,6 +248,14 @@ class TableHub:
         self._notes: asyncio.Queue[dict[str, Any] | _Join] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self.pending = 0  # joins queued or running
+        # Spectators: the newest count known here (sequence number orders the counts that
+        # come from the channel and from this instance's own sockets), the count last sent to
+        # the sockets and when; sent batched, at most every spectators_every_seconds.
+        self.spectators = 0
+        self.spectators_seq = -1
+        self._spectators_sent: int | None = None
+        self._spectators_at = -math.inf
+        self._spectators_task: asyncio.Task[None] | None = None
 
     def enqueue_join(self, conn: Connection, last_version: int | None) -> _Join:
         """Add a socket: replay what it missed since ``last_version`` (or send a snapshot)."""
@@ -291,6 +302,13 @@ class TableHub:
         self.conns.add(conn)
 
     def on_message(self, _channel: str, data: bytes) -> None:
+        if data.startswith(b'{"sp":'):  # a spectator count (app/store/sockets.py), no version
+            try:
+                note = orjson.loads(data)
+                self.note_spectators(int(note["sp"]), int(note["q"]))
+            except Exception:
+                log.error("hub %s: bad spectator notice %r", self.table_id, data[:100])
+            return
         # A notice begins {"v":N, (the service writes it so): one this instance has queued
         # already (it committed the change) is dropped without parsing it.
         if data.startswith(b'{"v":'):
@@ -318,8 +336,37 @@ class TableHub:
         self._task = asyncio.create_task(self._run(), name=f"hub:{self.table_id}")
         await self.hubs.fanout.subscribe(keys.channel(self.table_id), self.on_message)
 
+    def note_spectators(self, count: int, seq: int) -> None:
+        """A newer spectator count: sent to this hub's sockets batched (one message per
+        ``spectators_every_seconds`` at most, however many come and go)."""
+        if seq < self.spectators_seq:
+            return
+        self.spectators_seq, self.spectators = seq, max(0, count)
+        if self._spectators_task is None or self._spectators_task.done():
+            self._spectators_task = asyncio.create_task(self._send_spectators())
+
+    def spectators_message(self) -> bytes:
+        return orjson.dumps(
+            {"type": "spectators", "table_id": self.table_id, "count": self.spectators}
+        )
+
+    async def _send_spectators(self) -> None:
+        every = self.hubs.service.settings.spectators_every_seconds
+        wait = self._spectators_at + every - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        if self.spectators == self._spectators_sent:
+            return
+        self._spectators_sent = self.spectators
+        self._spectators_at = time.monotonic()
+        msg = self.spectators_message()
+        for conn in list(self.conns):
+            conn.send(msg)
+
     async def stop(self) -> None:
         await self.hubs.fanout.unsubscribe(keys.channel(self.table_id), self.on_message)
+        if self._spectators_task is not None:
+            self._spectators_task.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -397,6 +444,8 @@ class Hubs:
         self._lock = asyncio.Lock()
         self.lobby = LobbyHub(store, fanout, service.settings)
         service.committed = self.committed_here
+        # Sockets and messages per player, address and table (app/realtime/limits.py).
+        self.limits = Limits(store.redis, service.sockets, service.settings)
 
     def committed_here(self, table_id: str, note: dict[str, Any]) -> None:
         hub = self.tables.get(table_id)
@@ -426,6 +475,7 @@ class Hubs:
                 self.service.forget(table_id)
 
     async def close(self) -> None:
+        await self.limits.stop()
         for table_id in list(self.tables):
             hub = self.tables.pop(table_id)
             await hub.stop()

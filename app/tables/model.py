@@ -35,7 +35,9 @@ class Seat:
     away: bool = False
     # A bot seat left by a human during a game: a newcomer may take it over.
     vacated: bool = False
-    # When the seated player's last socket closed (ms), for the disconnect grace period.
+    # When the seated player's last socket closed (ms), for the disconnect grace period; None
+    # while they have one open (their sockets are counted outside the table:
+    # app/store/sockets.py).
     gone_since: float | None = None
     # The person this seat counts for in the current game's records (set at the start; kept
     # when they leave, go away or a newcomer takes the vacated seat), and their name then.
@@ -99,8 +101,6 @@ class Table:
     deadline_seats: list[int] = field(default_factory=list)
     # When the computer acts next for a bot or away seat (ms).
     bot_due_ms: float | None = None
-    # Open sockets: player key (player id, or "anon:<socket id>") -> {instance id: count}.
-    presence: dict[str, dict[str, int]] = field(default_factory=dict)
     # Recent client move ids per player: [[move_id, version], ...], newest last.
     recent_moves: dict[str, list[list[Any]]] = field(default_factory=dict)
     # Hands already sent to the results outbox in this game.
@@ -128,19 +128,8 @@ class Table:
         new: Table = _copy_table(self)
         new.seats = [_copy_seat(s) for s in self.seats]
         new.deadline_seats = list(self.deadline_seats)
-        new.presence = {k: dict(v) for k, v in self.presence.items()}
         new.recent_moves = {k: list(v) for k, v in self.recent_moves.items()}
         return new
-
-    def is_present(self, player_key: str) -> bool:
-        return any(n > 0 for n in self.presence.get(player_key, {}).values())
-
-    @property
-    def spectators(self) -> int:
-        seated = {s.player_id for s in self.seats if s.kind == "human"}
-        return sum(
-            1 for key, counts in self.presence.items() if key not in seated and any(counts.values())
-        )
 
     def seat_of(self, player_id: str) -> int | None:
         for i, seat in enumerate(self.seats):
@@ -168,7 +157,6 @@ class Table:
             "deadline_ms": self.deadline_ms,
             "deadline_seats": self.deadline_seats,
             "bot_due_ms": self.bot_due_ms,
-            "presence": self.presence,
             "recent_moves": self.recent_moves,
             "hands_recorded": self.hands_recorded,
             "move_no": self.move_no,
@@ -203,10 +191,6 @@ class Table:
             deadline_ms=obj.get("deadline_ms"),
             deadline_seats=list(obj.get("deadline_seats") or []),
             bot_due_ms=obj.get("bot_due_ms"),
-            presence={
-                str(k): {str(i): int(n) for i, n in v.items()}
-                for k, v in (obj.get("presence") or {}).items()
-            },
             recent_moves={str(k): list(v) for k, v in (obj.get("recent_moves") or {}).items()},
             hands_recorded=int(obj.get("hands_recorded", 0)),
             move_no=int(obj.get("move_no", 0)),
@@ -238,7 +222,6 @@ class Table:
             "deadline_seats": self.deadline_seats,
             "pause_until_ms": self.pause_until_ms,
             "game_id": self.game_id,
-            "spectators": self.spectators,
             "seats": [
                 {
                     "seat": i,
@@ -248,9 +231,7 @@ class Table:
                     "level": s.level,
                     "away": s.away,
                     "vacated": s.vacated,
-                    "connected": (
-                        self.is_present(s.player_id) if s.kind == "human" and s.player_id else None
-                    ),
+                    "connected": s.gone_since is None if s.kind == "human" else None,
                 }
                 for i, s in enumerate(self.seats)
             ],
@@ -266,7 +247,6 @@ class Table:
             "status": self.status,
             "game_no": self.game_no,
             "turn_timer": self.turn_timer,
-            "spectators": self.spectators,
             "seats": [
                 {
                     "seat": i,

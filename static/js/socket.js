@@ -8,6 +8,8 @@ const FINAL_CLOSE = {
   4401: "bad_token",
   4403: "forbidden",
   4404: "unknown_table",
+  4429: "too_many_sockets",
+  4008: "policy",
 };
 
 const PING_EVERY_MS = 20000;

@@ -393,7 +393,6 @@ async def test_clone_copies_what_a_change_edits() -> None:
         turn_timer=30,
         created_ms=1.0,
         deadline_seats=[0],
-        presence={"a": {"i1": 1}},
         recent_moves={"a": [["m1", 3]]},
         version=7,
     )
@@ -401,10 +400,9 @@ async def test_clone_copies_what_a_change_edits() -> None:
     assert copy.to_json() == table.to_json() and copy.version == 7
     copy.seats[0].away = True
     copy.deadline_seats.append(1)
-    copy.presence["a"]["i1"] = 2
     copy.recent_moves["a"].append(["m2", 8])
     assert not table.seats[0].away and table.deadline_seats == [0]
-    assert table.presence == {"a": {"i1": 1}} and table.recent_moves == {"a": [["m1", 3]]}
+    assert table.recent_moves == {"a": [["m1", 3]]}
 
 
 async def test_create_with_computer_seats(redis_client: aioredis.Redis, namespace: str) -> None:

@@ -1,0 +1,79 @@
+"""Socket counts across instances (app/store/sockets.py): caps, holders, leases."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+import redis.asyncio as aioredis
+
+from app.store.sockets import SocketCounts, table_sockets_key
+
+pytestmark = pytest.mark.asyncio
+
+LEASE_MS = 60_000.0
+
+
+def key() -> str:
+    return table_sockets_key("t" + uuid.uuid4().hex[:10])
+
+
+async def test_counts_holders_and_cap(redis_client: aioredis.Redis) -> None:
+    a = SocketCounts(redis_client, "A", LEASE_MS)
+    b = SocketCounts(redis_client, "B", LEASE_MS)
+    k = key()
+    now = 1_000_000.0
+    assert (await a.change(k, now, 1, "alice", cap=3)).ok
+    assert (await b.change(k, now, 1, "alice", cap=3)).ok
+    got = await b.change(k, now, 1, "anon:1", cap=3, report=["alice", "bob"])
+    assert got.ok and got.sockets == 3 and got.holders == 2 and got.present == (True, False)
+    assert got.viewers == 1  # anon:1: alice sits
+    # The cap counts every instance: a fourth socket is refused and nothing changes.
+    refused = await a.change(k, now, 1, "bob", cap=3)
+    assert not refused.ok and refused.sockets == 3
+    again = await a.change(k, now, 0, "alice")
+    assert again.sockets == 3 and again.holder == 2 and again.seq == got.seq
+    # A socket closing frees its place; closing more than were opened never goes below zero.
+    assert (await a.change(k, now, -1, "alice")).holder == 1
+    assert (await a.change(k, now, -1, "alice")).holder == 1
+    assert (await a.change(k, now, 1, "bob", cap=3)).ok
+    assert a.held == {k: 1} and b.held == {k: 2}
+
+
+async def test_a_dead_instance_stops_counting_after_its_lease(
+    redis_client: aioredis.Redis,
+) -> None:
+    a = SocketCounts(redis_client, "A", LEASE_MS)
+    b = SocketCounts(redis_client, "B", LEASE_MS)
+    k = key()
+    now = 1_000_000.0
+    for _ in range(2):
+        assert (await a.change(k, now, 1, "alice", cap=2)).ok
+    assert not (await b.change(k, now + 1000, 1, "bob", cap=2)).ok
+    # A renews its lease: still counted after the first lease would have run out.
+    await a.renew(now + LEASE_MS / 2)
+    assert not (await b.change(k, now + LEASE_MS + 1, 1, "bob", cap=2)).ok
+    # A dies (renews no more): once its lease ends, its sockets no longer count.
+    got = await b.change(k, now + LEASE_MS * 1.5 + 1, 1, "bob", cap=2, report=["alice"])
+    assert got.ok and got.sockets == 1 and got.present == (False,)
+
+
+async def test_changes_publish_the_viewer_count_in_order(redis_client: aioredis.Redis) -> None:
+    counts = SocketCounts(redis_client, "A", LEASE_MS)
+    k = key()
+    channel = "ch-" + uuid.uuid4().hex
+    pubsub = redis_client.pubsub()
+    await pubsub.subscribe(channel)
+    await pubsub.get_message(timeout=1)  # the subscribe confirmation
+    now = 1_000_000.0
+    await counts.change(k, now, 1, "alice", report=["alice"], channel=channel)
+    await counts.change(k, now, 1, "anon:1", report=["alice"], channel=channel)
+    await counts.change(k, now, 1, "anon:2", report=["alice"], channel=channel)
+    await counts.change(k, now, -1, "anon:1", report=["alice"], channel=channel)
+    got = []
+    while len(got) < 4:
+        msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=2)
+        assert msg is not None, got
+        got.append(msg["data"])
+    await pubsub.aclose()
+    assert got == [b'{"sp":0,"q":1}', b'{"sp":1,"q":2}', b'{"sp":2,"q":3}', b'{"sp":1,"q":4}']
