@@ -117,8 +117,16 @@ class Settings(BaseSettings):
     lobby_socket_max_tables: int = Field(default=200, ge=1, le=5000)
     # Each instance compares its in-memory lobby with Redis and drops expired lines this often.
     lobby_resync_seconds: float = Field(default=60.0, gt=0, le=3600)
-    # Live tables one instance lets a single player host at once.
-    max_tables_per_host: int = Field(default=5, ge=1)
+    # Live (unfinished, unexpired) tables one player may have created and still host at once,
+    # counted across every instance (app/tables/limits.py; 0 = no limit).
+    max_tables_per_host: int = Field(default=5, ge=0)
+    # Live tables created from one client address (IPv6: one /64) at once (0 = no limit).
+    max_tables_per_address: int = Field(default=20, ge=0)
+    # New guest identities per client address in each guest window (0 = no limit).
+    max_guests_per_address: int = Field(default=30, ge=0)
+    guest_window_seconds: int = Field(default=3600, ge=1, le=86_400)
+    # A waiting table nobody sits at any more (its people left) expires after this.
+    empty_table_ttl_seconds: int = Field(default=300, ge=1)
 
     @field_validator("trusted_proxies")
     @classmethod

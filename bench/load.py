@@ -116,6 +116,9 @@ def servers(
                 "HEARTS_MIGRATE_ON_START": "true" if i == 0 else "false",
                 "HEARTS_INSTANCE_ID": f"bench{i}",
                 "HEARTS_BOT_WORKERS": "0",
+                # One bench player creates every table, from one address.
+                "HEARTS_MAX_TABLES_PER_HOST": "0",
+                "HEARTS_MAX_TABLES_PER_ADDRESS": "0",
                 **extra_env,
             }
             proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env)

@@ -66,3 +66,16 @@ def client_address(conn: HTTPConnection) -> str:
             return _normal(hop)
     # Every hop is a proxy of ours: the left-most one is the nearest to the client.
     return _normal(chain[0]) if chain else _normal(peer)
+
+
+def address_group(address: str) -> str:
+    """What limits per address count by: an IPv4 address itself, but an IPv6 address's /64
+    network (one home or host usually gets a whole /64, so counting single IPv6 addresses
+    would let one client take as many as it likes)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
+    return str(ip)

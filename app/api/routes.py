@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Query, Response
+from fastapi import APIRouter, Body, HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from app import engine
+from app.api.limits import check_new_guest, limit_address, tables_refused
 from app.db.players import AccountError
 from app.deps import PlayerDep, ServicesDep
 from app.realtime.lobby import LobbyError, decode_cursor
 from app.tables import BOT_LEVELS, Actor, TableError
+from app.tables.limits import TooManyTables
 
 router = APIRouter(prefix="/api")
 
@@ -37,8 +39,9 @@ class TableIn(BaseModel):
 
 
 @router.post("/guest")
-async def create_guest(services: ServicesDep, body: GuestIn) -> dict[str, Any]:
+async def create_guest(services: ServicesDep, body: GuestIn, request: Request) -> dict[str, Any]:
     """A guest identity in one step: a display name in, a signed session token out."""
+    await check_new_guest(services, request)  # 429 too_many_guests (app.api.limits)
     try:
         player, token = await run_in_threadpool(services.identity.create_guest, body.name)
     except AccountError as exc:
@@ -100,7 +103,7 @@ async def list_tables(
 
 @router.post("/tables", status_code=201)
 async def create_table(
-    services: ServicesDep, player: PlayerDep, body: Annotated[TableIn, Body()]
+    services: ServicesDep, player: PlayerDep, body: Annotated[TableIn, Body()], request: Request
 ) -> dict[str, Any]:
     try:
         table = await services.tables.create(
@@ -110,7 +113,10 @@ async def create_table(
             private=body.private,
             turn_timer=body.turn_timer,
             bots=body.bots,
+            address=limit_address(request),
         )
+    except TooManyTables as exc:  # 429 too_many_tables, with Retry-After
+        raise tables_refused(exc) from None
     except TableError as exc:
         raise _error(422, exc.code, exc.message) from None
     out: dict[str, Any] = {"table": table.public_json(), "version": table.version}

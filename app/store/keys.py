@@ -21,6 +21,13 @@ def lobby_channel(namespace: str) -> str:
     return namespace + ":lobby:changed"
 
 
+def hosting_key(namespace: str, owner: str) -> str:
+    """Sorted set: the live tables charged to one creator (``player:<id>`` or
+    ``address:<digest>``), table id -> expiry (ms); app.tables.limits. All such sets share one
+    hash tag, so one script can check a player's and an address's set together."""
+    return "{" + namespace + ":hosting}:" + owner
+
+
 def tag(table_id: str) -> str:
     return "{table:" + table_id + "}"
 

@@ -29,6 +29,7 @@ from app.settings import Settings
 from app.store import LoadedTable, TableStore
 from app.tables.computer import STAND_IN_LEVEL, ComputerPlayers, bot_seed
 from app.tables.errors import TableError
+from app.tables.limits import HostingLimits
 from app.tables.model import Seat, Table, lobby_listed
 from app.text import TextRuleError, clean_chat
 
@@ -112,6 +113,8 @@ class TableService:
         # The SQL side's id of a finished game (app.db), for the replay link; without it none
         # is looked up.
         self.find_game_id = find_game_id
+        # Live tables per creator and per client address, counted in Redis.
+        self.limits = HostingLimits(store.redis, settings, namespace=store.namespace)
         # Told of every change this instance commits (table id, the published notice), so
         # its own sockets need not wait for the notice to come back through Redis.
         self.committed: Callable[[str, dict[str, Any]], None] | None = None
@@ -171,10 +174,12 @@ class TableService:
         private: bool = False,
         turn_timer: int | None = None,
         bots: Mapping[str, object] | Mapping[int, object] | None = None,
+        address: str | None = None,
     ) -> Table:
         """A new table with ``actor`` in seat 0 as its host, and computer players in the seats
         ``bots`` names (seat number -> level). Every value is checked before anything is
-        stored: a bad one raises and creates nothing."""
+        stored: a bad one raises and creates nothing. The creator and ``address`` (the client's,
+        when known) may have only so many live tables (app.tables.limits): TooManyTables."""
         try:
             rules = engine.make_rules(preset, options)
         except engine.RulesError as exc:
@@ -204,8 +209,14 @@ class TableService:
         for seat_no, level in computers.items():
             table.seats[seat_no] = Seat(kind="bot", level=level)
             events.append({"kind": "bot_added", "seat": seat_no, "level": level})
-        result = await self._commit(table, None, None, Change(events=events), expected=0)
+        charged = await self.limits.reserve(table.id, actor.player_id, address, now)
+        try:
+            result = await self._commit(table, None, None, Change(events=events), expected=0)
+        except BaseException:
+            await self.limits.release(table.id, charged)
+            raise
         if not result:
+            await self.limits.release(table.id, charged)
             raise TableError("busy", "table id collision; try again")
         table.version = 1
         return table
@@ -842,6 +853,10 @@ class TableService:
         idle = self.settings.idle_table_ttl_seconds
         if table.status == "playing":
             return idle + 60 + int(2 * self.settings.due_lease_seconds)
+        if not any(seat.kind == "human" for seat in table.seats):
+            # Everyone left before a game: nobody can start it but a newcomer with its link
+            # (it is not listed), and it still counts for its creator (app.tables.limits).
+            return min(idle, self.settings.empty_table_ttl_seconds)
         return idle
 
     def _lobby_change(self, before: dict[str, Any] | None, after: Table, expires_ms: float) -> Any:

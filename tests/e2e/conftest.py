@@ -65,6 +65,10 @@ def server_env(port: int, data_dir: str) -> dict[str, str]:
             "HEARTS_WS_RATE_PER_SECOND": "100",
             # Small searches for the Pro computer players: the tests are about the page.
             "HEARTS_BOT_BUDGET_MS": "5",
+            # One test opens a table of each preset in a row and leaves each game running;
+            # every test's people come from this one address (the defaults are 5 and 20).
+            "HEARTS_MAX_TABLES_PER_HOST": "10",
+            "HEARTS_MAX_TABLES_PER_ADDRESS": "100",
         }
     )
     redis_url = os.environ.get("HEARTS_TEST_E2E_REDIS_URL", "")
