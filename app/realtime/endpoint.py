@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 import uuid
 from typing import Any
 
@@ -17,10 +16,12 @@ import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
+from app.api.client import client_address
 from app.db.players import PlayerInfo
 from app.deps import Services, SessionSocket
 from app.realtime import messages as m
 from app.realtime.hub import Connection
+from app.realtime.limits import CLOSE_POLICY, CLOSE_TOO_MANY, LimitExceeded, Ticket
 from app.realtime.lobby import LobbyError, parse_lobby_message
 from app.tables import Actor, TableError
 
@@ -36,25 +37,8 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_UNKNOWN_TABLE = 4404
 CLOSE_PROTOCOL = 4400
 CLOSE_TOO_SLOW = 4408
-
-
-class RateLimit:
-    """Token bucket per socket: ``rate`` messages a second, bursts of twice that."""
-
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-        self.capacity = rate * 2
-        self.tokens = self.capacity
-        self.at = time.monotonic()
-
-    def allow(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+# 4429 too many sockets (per player, address or table) or new sockets too fast, 4008 a socket
+# that kept sending past its limits: app/realtime/limits.py.
 
 
 def _services(ws: WebSocket) -> Services:
@@ -74,10 +58,21 @@ async def _receive_text(ws: WebSocket) -> str | bytes | None:
     return bytes(data) if data is not None else b""
 
 
-async def _close(ws: WebSocket, payload: bytes, code: int) -> None:
+async def _close(ws: WebSocket, payload: bytes, code: int, reason: str = "") -> None:
     with contextlib.suppress(Exception):
         await ws.send_text(payload.decode())
-        await ws.close(code)
+        await ws.close(code, reason[:120] or None)
+
+
+async def _refuse(ws: WebSocket, exc: LimitExceeded) -> None:
+    """Close a socket over a limit: the error (code and words), then the close code."""
+    await _close(ws, m.error(exc.code, exc.message), exc.close_code, exc.code)
+
+
+def _policy_error() -> LimitExceeded:
+    return LimitExceeded(
+        "policy", "too many messages over the limits; the connection was closed", CLOSE_POLICY
+    )
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -126,7 +121,28 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
         )
         return
 
+    # Limits per player and address (open sockets, new sockets a minute), then per table.
+    limits = services.hubs.limits
+    try:
+        ticket = await limits.open(player.id if player is not None else None, client_address(ws))
+    except LimitExceeded as exc:
+        await _refuse(ws, exc)
+        return
     player_key = player.id if player is not None else f"anon:{uuid.uuid4().hex}"
+    try:
+        counted = await services.tables.attach(
+            table_id, player_key, cap=settings.ws_sockets_per_table
+        )
+    except BaseException as exc:
+        await limits.release(ticket)
+        if isinstance(exc, TableError):
+            if exc.code == "too_many_sockets":
+                await _refuse(ws, LimitExceeded(exc.code, exc.message, CLOSE_TOO_MANY))
+            else:
+                await _close(ws, m.error(exc.code, exc.message), CLOSE_UNKNOWN_TABLE)
+            return
+        raise
+    attached = True
     conn = Connection(
         ws.send_text,
         player_key,
@@ -151,17 +167,18 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
         )
     )
     hubs = services.hubs
-    attached = False
     session = None
     if player is not None and isinstance(token, str):
         session = SessionSocket(token, player.id, conn.end_session)
         services.identity.track(session)
     try:
-        await hubs.join(table_id, conn, last_version)
-        await services.tables.attach(table_id, player_key)
-        attached = True
+        hub = await hubs.join(table_id, conn, last_version)
+        # The spectator count is not in the table's state: it comes in its own message, to
+        # a newcomer at once and then batched (TableHub.note_spectators).
+        hub.note_spectators(counted.viewers, counted.seq)
+        conn.send(hub.spectators_message())
         actor = Actor(player.id, player.name) if player is not None else None
-        await _serve(ws, services, table_id, conn, actor)
+        await _serve(ws, services, table_id, conn, actor, ticket)
     except TableError as exc:
         conn.send(m.error(exc.code, exc.message))
     except WebSocketDisconnect:
@@ -174,7 +191,10 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
         if attached:
             with contextlib.suppress(Exception):
                 await services.tables.detach(table_id, player_key)
-        if conn.session_ended:
+        await limits.release(ticket)
+        if limits.should_close(ticket):
+            await _refuse(ws, _policy_error())
+        elif conn.session_ended:
             await _close(
                 ws, m.error("bad_token", "your session has ended; sign in again"), CLOSE_BAD_TOKEN
             )
@@ -187,10 +207,15 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
 
 
 async def _serve(
-    ws: WebSocket, services: Services, table_id: str, conn: Connection, actor: Actor | None
+    ws: WebSocket,
+    services: Services,
+    table_id: str,
+    conn: Connection,
+    actor: Actor | None,
+    ticket: Ticket,
 ) -> None:
     settings = services.settings
-    limit = RateLimit(settings.ws_rate_per_second)
+    limits = services.hubs.limits
     task = asyncio.current_task()
     assert task is not None
     reading = False
@@ -219,9 +244,14 @@ async def _serve(
             try:
                 msg = m.parse_client(raw, settings.ws_max_message_bytes)
             except m.ProtocolError as exc:
+                limits.refused(ticket)
+                if limits.should_close(ticket):
+                    return
                 conn.send(m.error(exc.code, exc.message, exc.msg_id))
                 continue
-            if not limit.allow():
+            if not limits.message(ticket):
+                if limits.should_close(ticket):
+                    return
                 msg_id = msg.data.get("id")
                 conn.send(
                     m.error(
@@ -291,6 +321,10 @@ async def _dispatch(
             text = data["text"]
             if not isinstance(text, str):
                 raise TableError("bad_chat", "text must be a string")
+            try:  # chat goes to the table's log: limited per player and per table
+                await services.hubs.limits.chat(actor.player_id, table_id)
+            except LimitExceeded as exc:
+                raise TableError(exc.code, exc.message) from None
             result = await tables.chat(table_id, actor, text, command_id=cid)
         elif msg.type == "back":
             result = await tables.back(table_id, actor, command_id=cid)
@@ -321,6 +355,12 @@ async def lobby_socket(ws: WebSocket) -> None:
     except LobbyError as exc:
         await _close(ws, m.error(exc.code, exc.message), CLOSE_PROTOCOL)
         return
+    limits = services.hubs.limits  # lobby sockets count per address (app/realtime/limits.py)
+    try:
+        ticket = await limits.open(None, client_address(ws))
+    except LimitExceeded as exc:
+        await _refuse(ws, exc)
+        return
     conn = Connection(ws.send_text, f"lobby:{uuid.uuid4().hex}", None)
     conn.start()
     try:
@@ -329,8 +369,20 @@ async def lobby_socket(ws: WebSocket) -> None:
             raw = await _receive_text(ws)
             if raw is None:
                 return
+            max_bytes = settings.ws_lobby_max_message_bytes
+            too_large = len(raw) > max_bytes
+            if too_large or not limits.message(ticket):
+                if too_large:
+                    limits.refused(ticket)
+                if limits.should_close(ticket):
+                    return
+                if too_large:
+                    conn.send(m.error("too_large", f"messages are limited to {max_bytes} bytes"))
+                else:
+                    conn.send(m.error("rate_limited", "too many messages; slow down"))
+                continue
             try:
-                data = parse_lobby_message(raw, settings.ws_max_message_bytes)
+                data = parse_lobby_message(raw, max_bytes)
                 if data["type"] == "ping":
                     conn.send(orjson.dumps({"type": "pong", "t": data.get("t")}))
                 elif data["type"] == "subscribe":
@@ -349,3 +401,6 @@ async def lobby_socket(ws: WebSocket) -> None:
     finally:
         lobby.leave(conn)
         await conn.stop()
+        await limits.release(ticket)
+        if limits.should_close(ticket):
+            await _refuse(ws, _policy_error())

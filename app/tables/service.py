@@ -11,6 +11,7 @@ each instance's realtime hub turns the published notice into per-seat views.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import random
@@ -26,7 +27,8 @@ from app import engine
 from app.bots import LEVELS
 from app.db.outbox import encode_event
 from app.settings import Settings
-from app.store import LoadedTable, TableStore
+from app.store import LoadedTable, TableStore, keys
+from app.store.sockets import Counted, SocketCounts, table_sockets_key
 from app.tables.computer import STAND_IN_LEVEL, ComputerPlayers, bot_seed
 from app.tables.errors import TableError
 from app.tables.limits import HostingLimits
@@ -104,6 +106,11 @@ class TableService:
         self.store = store
         self.settings = settings
         self.instance_id = instance_id
+        # Open sockets per table (and, for app.realtime.limits, per player and address),
+        # counted in Redis outside the table: a spectator coming or going changes no version.
+        self.sockets = SocketCounts(
+            store.redis, instance_id, settings.ws_count_lease_seconds * 1000.0
+        )
         self.clock = clock
         self.rng = rng or random.SystemRandom()
         # Computer players; without one, searches run in a thread of this process.
@@ -226,6 +233,8 @@ class TableService:
     async def sit(
         self, table_id: str, actor: Actor, seat_no: int, *, command_id: str | None = None
     ) -> MoveResult:
+        present = (await self._count(table_id, actor.player_id, 0, report=False)).holder > 0
+
         def fn(table: Table, state: Any, now: float) -> Change:
             seat = self._seat(table, seat_no)
             if table.seat_of(actor.player_id) is not None:
@@ -241,7 +250,7 @@ class TableService:
                 player_id=actor.player_id,
                 name=actor.name,
                 level=seat.level,
-                gone_since=None if table.is_present(actor.player_id) else now,
+                gone_since=None if present else now,
                 # Mid-game the seat still counts for the person who began the game in it.
                 owner_id=seat.owner_id if table.status == "playing" else None,
                 owner_name=seat.owner_name if table.status == "playing" else None,
@@ -252,7 +261,9 @@ class TableService:
                 table.host = actor.player_id
             return Change(events=[{"kind": "sat", "seat": seat_no, "name": actor.name}])
 
-        return await self._command(table_id, actor, command_id, fn)
+        result = await self._command(table_id, actor, command_id, fn)
+        await self._recount(table_id, result.version)  # a spectator took a seat
+        return result
 
     async def leave(
         self, table_id: str, actor: Actor, *, command_id: str | None = None
@@ -281,7 +292,9 @@ class TableService:
                 )
             return Change(events=[{"kind": "left", "seat": seat_no, "name": actor.name}])
 
-        return await self._command(table_id, actor, command_id, fn)
+        result = await self._command(table_id, actor, command_id, fn)
+        await self._recount(table_id, result.version)  # still watching, maybe
+        return result
 
     async def add_bot(
         self,
@@ -385,45 +398,126 @@ class TableService:
 
     # -- presence --------------------------------------------------------------------------
 
-    async def attach(self, table_id: str, player_key: str) -> int:
-        """A socket of ``player_key`` opened on this instance (a seated player is back)."""
+    async def attach(self, table_id: str, player_key: str, *, cap: int = 0) -> Counted:
+        """A socket of ``player_key`` (a player id, or "anon:<socket id>") opened on this
+        instance. It is counted outside the table (app/store/sockets.py): only a seated
+        player's coming back changes the table (the seat is connected again, and no longer
+        away). With ``cap``, a table that has that many sockets already refuses it
+        (``too_many_sockets``) and nothing changes."""
+        table, _ = await self.read(table_id)
+        counted = await self._count(table_id, player_key, 1, cap=cap, table=table)
+        if not counted.ok:
+            raise TableError(
+                "too_many_sockets",
+                f"this table has {counted.sockets} connections open, the most it takes; "
+                "try again later",
+            )
+        if table.seat_of(player_key) is not None:
+            await self._sync_presence(table_id, player_key, counted.holder > 0, arrived=True)
+        return counted
 
-        def fn(table: Table, state: Any, now: float) -> Change:
-            counts = table.presence.setdefault(player_key, {})
-            counts[self.instance_id] = counts.get(self.instance_id, 0) + 1
-            events: list[dict[str, Any]] = []
-            seat_no = table.seat_of(player_key)
-            if seat_no is not None:
-                seat = table.seats[seat_no]
-                seat.gone_since = None
-                if seat.away:
-                    seat.away = False
-                    events.append({"kind": "back", "seat": seat_no})
-            return Change(events=events)
-
-        return int((await self._mutate(table_id, fn)).version)
-
-    async def detach(self, table_id: str, player_key: str) -> int | None:
-        def fn(table: Table, state: Any, now: float) -> Change:
-            counts = table.presence.get(player_key, {})
-            left = counts.get(self.instance_id, 0) - 1
-            if left > 0:
-                counts[self.instance_id] = left
-            else:
-                counts.pop(self.instance_id, None)
-            if not counts:
-                table.presence.pop(player_key, None)
-            seat_no = table.seat_of(player_key)
-            if seat_no is not None and not table.is_present(player_key):
-                table.seats[seat_no].gone_since = now
-            return Change()
-
+    async def detach(self, table_id: str, player_key: str) -> Counted | None:
+        """A socket that ``attach`` counted closed (None: the table is gone)."""
         try:
-            return int((await self._mutate(table_id, fn)).version)
+            table, _ = await self.read(table_id)
         except TableError as exc:
-            if exc.code == "unknown_table":
-                return None
-            raise
+            if exc.code != "unknown_table":
+                raise
+            await self.sockets.change(table_sockets_key(table_id), self.clock(), -1, player_key)
+            return None
+        counted = await self._count(table_id, player_key, -1, table=table)
+        if table.seat_of(player_key) is not None:
+            await self._sync_presence(table_id, player_key, counted.holder > 0)
+        return counted
+
+    async def spectators(self, table_id: str) -> Counted:
+        """The table's socket counts now (``viewers``: spectators, seated players left out)."""
+        return await self._count(table_id, "", 0)
+
+    async def _count(
+        self,
+        table_id: str,
+        player_key: str,
+        delta: int,
+        *,
+        cap: int = 0,
+        table: Table | None = None,
+        report: bool = True,
+    ) -> Counted:
+        """Change (or just read) the table's socket counts; a change publishes the new
+        spectator count on the table's channel (``{"sp": n, "q": seq}``)."""
+        if table is None and report:
+            with contextlib.suppress(TableError):
+                table, _ = await self.read(table_id)
+        return await self.sockets.change(
+            table_sockets_key(table_id),
+            self.clock(),
+            delta,
+            player_key,
+            cap=cap,
+            report=_seated(table) if table is not None else (),
+            channel=keys.channel(table_id) if delta else "",
+        )
+
+    async def _recount(self, table_id: str, version: int) -> None:
+        """Who sits changed (at ``version``): publish the spectator count again."""
+        try:
+            table, _ = await self.read(table_id, at_least=version)
+            await self.sockets.change(
+                table_sockets_key(table_id),
+                self.clock(),
+                0,
+                report=_seated(table),
+                channel=keys.channel(table_id),
+            )
+        except Exception:  # a count shown a little late is no reason to fail the command
+            log.warning("could not recount the spectators of %s", table_id, exc_info=True)
+
+    async def _sync_presence(
+        self, table_id: str, player_key: str, present: bool, *, arrived: bool = False
+    ) -> None:
+        """Make the seat of ``player_key`` say what the socket counts say: connected (and, for
+        a socket that just ``arrived``, no longer away) or gone since now. Sockets open and
+        close on several instances at once, so after a change the counts are read again until
+        the table and they agree."""
+
+        def mutation(present: bool, arrived: bool) -> Mutation:
+            def fn(table: Table, state: Any, now: float) -> Change:
+                seat_no = table.seat_of(player_key)
+                if seat_no is None:
+                    return Change(commit=False)
+                seat = table.seats[seat_no]
+                if not present:
+                    if seat.gone_since is not None:
+                        return Change(commit=False)
+                    seat.gone_since = now
+                    return Change()
+                if seat.gone_since is None and not (arrived and seat.away):
+                    return Change(commit=False)
+                seat.gone_since = None
+                if arrived and seat.away:
+                    seat.away = False
+                    return Change(events=[{"kind": "back", "seat": seat_no}])
+                return Change()
+
+            return fn
+
+        for _attempt in range(4):
+            try:
+                before = (await self.read(table_id))[0].version
+                after = (await self._mutate(table_id, mutation(present, arrived))).version
+            except TableError as exc:
+                if exc.code == "unknown_table":
+                    return
+                raise
+            if after == before:
+                return  # the table agreed already
+            arrived = False
+            counted = await self._count(table_id, player_key, 0, report=False)
+            now_present = counted.holder > 0
+            if now_present == present:
+                return
+            present = now_present
 
     # -- chat ------------------------------------------------------------------------------
 
@@ -546,7 +640,8 @@ class TableService:
                 if table.status == "over":
                     change, seat_no = await self._recorded_change(table, now), None
                 else:
-                    change, seat_no = self._due_change(table, state, now)
+                    present = await self._present_after_grace(table, now)
+                    change, seat_no = self._due_change(table, state, now, present)
                 if seat_no is not None:
                     move = await self._computer_move(table, state, seat_no)
                     self._apply_computer_move(table, state, seat_no, move, change)
@@ -562,8 +657,26 @@ class TableService:
                 return
             raise
 
-    def _due_change(self, table: Table, state: Any, now: float) -> tuple[Change, int | None]:
-        """Timers, grace periods and idleness at ``now``; and the seat a computer plays now."""
+    async def _present_after_grace(self, table: Table, now: float) -> frozenset[str]:
+        """Of the seated players whose disconnect grace ran out, those with a socket open
+        after all (a socket that opened on another instance as this one's closed)."""
+        grace_ms = self.settings.disconnect_grace_seconds * 1000
+        if table.status != "playing" or not any(
+            s.kind == "human"
+            and not s.away
+            and s.gone_since is not None
+            and s.gone_since + grace_ms <= now
+            for s in table.seats
+        ):
+            return frozenset()
+        counted = await self._count(table.id, "", 0, table=table)
+        return frozenset(p for p, here in zip(_seated(table), counted.present, strict=True) if here)
+
+    def _due_change(
+        self, table: Table, state: Any, now: float, present: frozenset[str] = frozenset()
+    ) -> tuple[Change, int | None]:
+        """Timers, grace periods and idleness at ``now``; and the seat a computer plays now.
+        ``present``: seated players whose grace ran out but who have a socket open."""
         if table.status != "playing" or state is None:
             return Change(commit=False), None
         if now >= table.updated_ms + self.settings.idle_table_ttl_seconds * 1000:
@@ -575,14 +688,18 @@ class TableService:
         events: list[dict[str, Any]] = []
         actors = engine.seats_to_act(state)
         grace_ms = self.settings.disconnect_grace_seconds * 1000
+        healed = False
         for i, seat in enumerate(table.seats):
             if (
                 seat.kind == "human"
                 and not seat.away
                 and seat.gone_since is not None
                 and seat.gone_since + grace_ms <= now
-                and not table.is_present(seat.player_id or "")
             ):
+                if seat.player_id in present:
+                    seat.gone_since = None  # connected after all
+                    healed = True
+                    continue
                 seat.away = True
                 events.append({"kind": "away", "seat": i, "reason": "disconnected"})
         if table.deadline_ms is not None and table.deadline_ms <= now:
@@ -598,7 +715,7 @@ class TableService:
         if not between and table.bot_due_ms is not None and table.bot_due_ms <= now:
             seat_no = next((i for i in actors if table.seats[i].computer_plays), None)
             table.bot_due_ms = None
-        if not events and seat_no is None and not resumed:
+        if not events and seat_no is None and not resumed and not healed:
             return Change(commit=False), None
         return Change(events=events), seat_no
 
@@ -1068,6 +1185,11 @@ class _TableLock(asyncio.Lock):
 class _Committed:
     version: int
     result: Any
+
+
+def _seated(table: Table) -> list[str]:
+    """The players who sit at the table (the rest of its sockets are spectators)."""
+    return [s.player_id for s in table.seats if s.kind == "human" and s.player_id]
 
 
 def _check_level(level: object) -> str:

@@ -137,6 +137,8 @@ class TablePage {
       forbidden: "This table is private: you need its invite link.",
       unknown_table: "This table does not exist any more (tables close some time after their last game).",
       protocol: "The connection was refused.",
+      too_many_sockets: "Too many connections from you or your network (other tabs of this site, or many new ones within a minute). Close some tabs, wait a minute, then reload.",
+      policy: "The connection was closed: too many messages were sent too fast. Reload to go on.",
     }[code] || (error && error.message) || "The connection was closed.";
     this.gone = words;
     fill(this.root, h("section", { class: "panel gone" },
@@ -171,6 +173,10 @@ class TablePage {
         break;
       case "error":
         this.onError(msg);
+        break;
+      case "spectators": // the count comes batched in its own message, not in the table
+        this.spectators = msg.count;
+        this.renderHead();
         break;
       default:
         break;
@@ -530,7 +536,7 @@ class TablePage {
     if (v && v.hand_no !== undefined && t.status !== "waiting") {
       badges.push(h("span", { class: "badge" }, `Hand ${v.hand_no + 1}`));
     }
-    if (t.spectators) badges.push(h("span", { class: "badge" }, `${t.spectators} watching`));
+    if (this.spectators) badges.push(h("span", { class: "badge" }, `${this.spectators} watching`));
     fill(this.el.badges, badges);
     this.el.inviteBtn.hidden = !t.private || !t.invite;
     this.el.leaveBtn.hidden = this.seat === null;
