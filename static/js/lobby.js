@@ -18,6 +18,9 @@ import {
 } from "./labels.js";
 import { LiveSocket } from "./socket.js";
 
+// Tables the lobby asks for at a time (the server caps a page at 50).
+const LOBBY_PAGE = 20;
+
 const TIMERS = [
   [0, "No timer"],
   [15, "15 seconds a turn"],
@@ -38,7 +41,9 @@ class Lobby {
     this.presets = [];
     this.options = [];
     this.botLevels = ["easy", "standard", "pro", "expert"];
-    this.tables = new Map();
+    this.tables = new Map(); // the tables the server says this page shows (its filter, newest first)
+    this.total = null; // how many tables match the filter (null: not known yet)
+    this.hasMore = false;
     this.socket = null;
     this.onIdentity = () => {
       this.renderIdentity();
@@ -168,33 +173,76 @@ class Lobby {
   // -- public tables -------------------------------------------------------------------------
 
   renderTablesFrame() {
-    this.filterGame = h("select", { id: "filter-game", onchange: () => this.renderTables() },
+    // The server filters and pages the lobby (docs/protocol.md, /ws/lobby): a filter change
+    // asks it for the first page of the new filter; "More tables" for the next one.
+    this.filterGame = h("select", { id: "filter-game", onchange: () => this.changeFilter() },
       h("option", { value: "" }, "All games"),
       Object.entries(GAME_LABELS).map(([game, label]) => h("option", { value: game }, label)));
-    this.filterOpen = h("input", { type: "checkbox", id: "filter-open", onchange: () => this.renderTables() });
-    this.tableList = h("ul", { class: "table-list", "aria-live": "polite", "aria-relevant": "additions removals" });
+    this.filterOpen = h("input", { type: "checkbox", id: "filter-open", onchange: () => this.changeFilter() });
+    this.tableCount = h("p", { class: "meta table-count", id: "table-count", "aria-live": "polite" }, "Loading the tables\u2026");
+    this.tableList = h("ul", { class: "table-list", "aria-live": "polite", "aria-relevant": "additions removals", "aria-describedby": "table-count" });
+    this.moreButton = h("button", {
+      type: "button", class: "btn small", id: "tables-more", onclick: () => this.moreTables(),
+    }, "More tables");
     fill(
       this.tablesBox,
       h("h2", { id: "tables-title" }, "Public tables"),
       h("div", { class: "filters row" },
         h("label", { for: "filter-game" }, "Game"), this.filterGame,
         h("label", { class: "check" }, this.filterOpen, " Only tables with a free seat")),
-      this.tableList,
+      this.tableCount,
+      // A box of fixed height: the list never pushes the panels below it around.
+      h("div", { class: "table-scroll" }, this.tableList),
+      h("div", { class: "row tables-more-row" }, this.moreButton),
     );
     this.renderTables();
   }
 
+  lobbyFilter() {
+    const filter = { limit: LOBBY_PAGE };
+    if (this.filterGame && this.filterGame.value) filter.variant = this.filterGame.value;
+    if (this.filterOpen && this.filterOpen.checked) filter.free_seats = 1;
+    return filter;
+  }
+
+  lobbyPath() {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(this.lobbyFilter())) query.set(key, String(value));
+    return `/ws/lobby?${query}`;
+  }
+
+  changeFilter() {
+    this.total = null;
+    this.renderTables();
+    if (!this.socket) return;
+    // A reconnect asks for the same filter; the open socket switches now.
+    this.socket.path = this.lobbyPath();
+    this.socket.send({ type: "subscribe", ...this.lobbyFilter() });
+  }
+
+  moreTables() {
+    if (this.socket) this.socket.send({ type: "more" });
+  }
+
   connectLobby() {
-    this.socket = new LiveSocket("/ws/lobby", {
+    this.socket = new LiveSocket(this.lobbyPath(), {
       onMessage: (msg) => {
         if (msg.type === "lobby") {
           this.tables = new Map(msg.tables.map((t) => [t.id, t]));
-          this.renderTables();
         } else if (msg.type === "lobby_update") {
           for (const t of msg.tables || []) this.tables.set(t.id, t);
           for (const id of msg.removed || []) this.tables.delete(id);
-          this.renderTables();
+        } else if (msg.type === "error" && msg.code === "too_many_tables") {
+          toast("That is as many tables as the list shows: choose a game or free seats to see others.", "error");
+          this.hasMore = false;
+          this.renderMore();
+          return;
+        } else {
+          return;
         }
+        this.total = msg.total;
+        this.hasMore = Boolean(msg.more);
+        this.renderTables();
       },
     });
     this.socket.connect();
@@ -204,20 +252,26 @@ class Lobby {
     return this.presets.find((p) => p.id === id);
   }
 
+  renderMore() {
+    // Hidden but still taking its place, so the panel keeps its height.
+    this.moreButton.style.visibility = this.hasMore ? "visible" : "hidden";
+  }
+
   renderTables() {
     if (!this.tableList) return;
-    const game = this.filterGame.value;
-    const onlyOpen = this.filterOpen.checked;
+    this.renderMore();
+    if (this.total === null) {
+      this.tableCount.textContent = "Loading the tables\u2026";
+      return;
+    }
     const rows = [...this.tables.values()]
-      .filter((t) => {
-        const info = this.presetInfo(t.preset);
-        if (game && info && info.game !== game) return false;
-        if (onlyOpen && !(t.open_seats > 0 && t.status !== "over")) return false;
-        return true;
-      })
-      .sort((a, b) => (b.created_ms || 0) - (a.created_ms || 0));
+      .sort((a, b) => (b.created_ms || 0) - (a.created_ms || 0) || (a.id < b.id ? -1 : 1));
+    const filtered = Boolean(this.filterGame.value || this.filterOpen.checked);
+    this.tableCount.textContent = !this.total ? ""
+      : rows.length >= this.total ? `${this.total} ${this.total === 1 ? "table" : "tables"}`
+        : `The newest ${rows.length} of ${this.total} tables`;
     if (!rows.length) {
-      fill(this.tableList, h("li", { class: "empty" }, this.tables.size ? "No table matches these filters." : "No public table yet: create one!"));
+      fill(this.tableList, h("li", { class: "empty" }, filtered ? "No table matches these filters." : "No public table yet: create one!"));
       return;
     }
     fill(this.tableList, rows.map((t) => this.tableRow(t)));
