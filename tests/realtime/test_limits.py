@@ -233,11 +233,7 @@ async def test_chat_flood_from_five_sockets_is_limited(kind: str, tmp_path: Any)
         async def flood(tab: Client, lines: int) -> list[dict[str, Any]]:
             return [await tab.command("chat", text=f"spam {i}") for i in range(lines)]
 
-        answers = [
-            a
-            for got in await asyncio.gather(*(flood(t, 41) for t in tabs))
-            for a in got
-        ]
+        answers = [a for got in await asyncio.gather(*(flood(t, 41) for t in tabs)) for a in got]
         assert len(answers) == 205
         accepted = [a for a in answers if a["type"] == "ack"]
         codes = {a["code"] for a in answers if a["type"] == "error"}
