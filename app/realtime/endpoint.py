@@ -16,7 +16,7 @@ import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
-from app.api.client import client_address
+from app.api.client import address_group, client_address
 from app.db.players import PlayerInfo
 from app.deps import Services, SessionSocket
 from app.realtime import messages as m
@@ -124,7 +124,9 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
     # Limits per player and address (open sockets, new sockets a minute), then per table.
     limits = services.hubs.limits
     try:
-        ticket = await limits.open(player.id if player is not None else None, client_address(ws))
+        ticket = await limits.open(
+            player.id if player is not None else None, address_group(client_address(ws))
+        )
     except LimitExceeded as exc:
         await _refuse(ws, exc)
         return
@@ -357,7 +359,7 @@ async def lobby_socket(ws: WebSocket) -> None:
         return
     limits = services.hubs.limits  # lobby sockets count per address (app/realtime/limits.py)
     try:
-        ticket = await limits.open(None, client_address(ws))
+        ticket = await limits.open(None, address_group(client_address(ws)))
     except LimitExceeded as exc:
         await _refuse(ws, exc)
         return
