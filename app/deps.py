@@ -13,9 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, Request
 from starlette.concurrency import run_in_threadpool
 
+# One way to sign a request for every route (Bearer header or the session cookie):
+# app.api.deps; these names stay importable from here.
+from app.api.deps import (
+    OptionalPlayerDep,
+    PlayerDep,
+    bearer_token,
+    current_player,
+    get_optional_player,
+)
 from app.db import Database
 from app.db.players import PlayerInfo
 from app.settings import Settings
@@ -135,26 +144,15 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-def bearer_token(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    return None
-
-
-async def current_player(request: Request, services: ServicesDep) -> PlayerInfo:
-    token = bearer_token(request)
-    if token is None:
-        raise HTTPException(
-            401, detail={"code": "no_token", "message": "sign in first (Authorization: Bearer)"}
-        )
-    player = await services.identity.verify(token)
-    if player is None:
-        raise HTTPException(
-            401, detail={"code": "bad_token", "message": "the session token is invalid or expired"}
-        )
-    return player
-
-
-PlayerDep = Annotated[PlayerInfo, Depends(current_player)]
+__all__ = [
+    "Identity",
+    "OptionalPlayerDep",
+    "PlayerDep",
+    "Services",
+    "ServicesDep",
+    "SessionSocket",
+    "bearer_token",
+    "current_player",
+    "get_optional_player",
+    "get_services",
+]

@@ -22,6 +22,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
+from app.api import security
 from app.api.routes import router as api_router
 from app.api.sessions import SessionChanges
 from app.db import Database
@@ -60,6 +61,8 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
     app = FastAPI(title="Hearts Online", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.add_middleware(SessionChanges)
+    # Security headers on every response (errors too) and the Origin check: app/api/security.py.
+    security.install(app, allowed_origins=settings.allowed_origins)
     app.include_router(api_router)
     app.include_router(ws_router)
     try:  # accounts, history, ratings (app.db, the persistence issue)

@@ -6,6 +6,7 @@ Nothing here is built at import time; ``load_settings()`` reads the environment 
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Literal
 
@@ -128,6 +129,38 @@ class Settings(BaseSettings):
     guest_window_seconds: int = Field(default=3600, ge=1, le=86_400)
     # A waiting table nobody sits at any more (its people left) expires after this.
     empty_table_ttl_seconds: int = Field(default=300, ge=1)
+
+    # Browser hardening (app/api/security.py). Origins whose pages may open sockets and send
+    # unsafe (POST...) requests: a comma list such as "https://hearts.example"; empty = the
+    # request's own host only (same origin). Requests without an Origin (API clients) pass.
+    allowed_origins: str = ""
+    # Always mark the session cookies Secure (behind a TLS proxy that does not say so with
+    # X-Forwarded-Proto); requests that arrive over HTTPS get Secure cookies anyway.
+    cookie_secure: bool = False
+    # Sign-in throttling (app/db/ratelimit.py, LoginThrottle). Failed sign-ins allowed before
+    # each further attempt waits, the wait doubling from 1 s up to login_max_delay_seconds:
+    # per client address, per address and account name, and per account name from devices
+    # that have not signed in to that account before (a known device skips that last one).
+    login_free_failures_per_address: int = Field(default=20, ge=1, le=100_000)
+    login_free_failures_per_address_name: int = Field(default=5, ge=1, le=10_000)
+    login_free_failures_per_name: int = Field(default=10, ge=1, le=100_000)
+    # The longest wait between two sign-in attempts: a delay, never a lockout.
+    login_max_delay_seconds: int = Field(default=300, ge=1, le=86_400)
+    # Failed sign-ins are forgotten this long after the last attempt they count against.
+    login_failure_memory_seconds: int = Field(default=3600, ge=60, le=30 * 86_400)
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _check_allowed_origins(cls, value: str) -> str:
+        for item in (part.strip() for part in value.split(",")):
+            if item and not re.fullmatch(
+                r"https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?|https?://\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?",
+                item.rstrip("/"),
+            ):
+                raise ValueError(
+                    f"{item!r}: each origin is scheme://host[:port] (http or https, no path)"
+                )
+        return value
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app import engine
 from app.api.limits import check_new_guest, limit_address, tables_refused
+from app.api.security import set_session_cookie
 from app.db.players import AccountError
 from app.deps import PlayerDep, ServicesDep
 from app.realtime.lobby import LobbyError, decode_cursor
@@ -39,8 +40,11 @@ class TableIn(BaseModel):
 
 
 @router.post("/guest")
-async def create_guest(services: ServicesDep, body: GuestIn, request: Request) -> dict[str, Any]:
-    """A guest identity in one step: a display name in, a signed session token out."""
+async def create_guest(
+    services: ServicesDep, body: GuestIn, request: Request, response: Response
+) -> dict[str, Any]:
+    """A guest identity in one step: a display name in, a signed session token out (in the
+    answer for API clients, and in the HttpOnly session cookie for the page)."""
     await check_new_guest(services, request)  # 429 too_many_guests (app.api.limits)
     try:
         player, token = await run_in_threadpool(services.identity.create_guest, body.name)
@@ -48,6 +52,7 @@ async def create_guest(services: ServicesDep, body: GuestIn, request: Request) -
         raise _error(422, exc.code, exc.message) from None
     except ValueError as exc:
         raise _error(422, "bad_name", str(exc)) from None
+    set_session_cookie(response, request, token)
     return {"token": token, "player": {"id": player.id, "name": player.name, "is_guest": True}}
 
 

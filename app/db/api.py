@@ -12,6 +12,12 @@ import orjson
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from app.api.security import (
+    clear_session_cookie,
+    known_device,
+    remember_device,
+    set_session_cookie,
+)
 from app.db import players as players_module
 from app.db import stats
 from app.db.auth import issue_token, revoke_all, revoke_token
@@ -25,7 +31,7 @@ from app.db.deps import (
 )
 from app.db.models import PlayerPublic
 from app.db.players import AccountError, PlayerInfo
-from app.db.ratelimit import AttemptLimiter
+from app.db.ratelimit import AttemptLimiter, LoginLimits, LoginThrottle
 from app.db.replay import ReplayError, replay_stored
 from app.db.schemas import (
     Credentials,
@@ -40,10 +46,8 @@ from app.db.schemas import (
 
 router = APIRouter(prefix="/api", tags=["players and results"])
 
-# Login: per client address and per account name, in a 5-minute window.
-LOGIN_ATTEMPTS_PER_ADDRESS = 30
-LOGIN_ATTEMPTS_PER_NAME = 10
-LOGIN_WINDOW_SECONDS = 300
+# Sign-in: growing delays after failures, never a lockout (app.db.ratelimit.LoginThrottle,
+# HEARTS_LOGIN_* settings).
 # Registration: per client address, in an hour.
 REGISTRATIONS_PER_ADDRESS = 20
 REGISTER_WINDOW_SECONDS = 3600
@@ -101,9 +105,11 @@ async def register(
     secret: SecretDep,
     redis: RedisDep,
     current: OptionalPlayerDep,
+    response: Response,
 ) -> TokenOut:
     """Create an account. Signed in as a guest, the guest becomes the account and keeps its
-    games (claims its history)."""
+    games (claims its history). The session is also set as the page's cookie, and this
+    browser becomes a known device of the account."""
     if redis is not None:
         limiter = AttemptLimiter(
             redis,
@@ -120,6 +126,8 @@ async def register(
     except AccountError as error:
         _account_error(error)
     token = await run_in_threadpool(issue_token, database, player.id, secret)
+    set_session_cookie(response, request, token)
+    remember_device(response, request, secret, players_module.account_name_key(player.name))
     return TokenOut(token=token, player=_public(player))
 
 
@@ -127,42 +135,66 @@ async def register(
 async def login(
     body: Credentials,
     request: Request,
+    response: Response,
     database: DatabaseDep,
     secret: SecretDep,
     redis: RedisDep,
 ) -> TokenOut:
-    """Sign in with an account name (any case) and password. Rate-limited."""
+    """Sign in with an account name (any case) and password. Failed attempts make the next
+    ones wait (429 too_many_attempts, Retry-After), per address, per address and name, and per
+    name from unknown devices; a browser that signed in to the account before (its device
+    cookie) skips that last one, so attacks from elsewhere never lock the owner out."""
+    name_key = players_module.account_name_key(body.name.strip())
+    address = _address(request)
+    throttle = None
+    device = known_device(request, secret, name_key)
     if redis is not None:
-        by_address = AttemptLimiter(
-            redis,
-            "login-address",
-            attempts=LOGIN_ATTEMPTS_PER_ADDRESS,
-            window_seconds=LOGIN_WINDOW_SECONDS,
-        )
-        by_name = AttemptLimiter(
-            redis,
-            "login-name",
-            attempts=LOGIN_ATTEMPTS_PER_NAME,
-            window_seconds=LOGIN_WINDOW_SECONDS,
-        )
-        await _limit(by_address, _address(request))
-        await _limit(by_name, players_module.account_name_key(body.name.strip()))
+        settings = getattr(request.app.state, "settings", None)
+        throttle = LoginThrottle(redis, LoginLimits.from_settings(settings))
+        if device is not None and not await throttle.device_trusted(device):
+            device = None
+        wait = await throttle.begin(address, name_key, device)
+        if wait is not None:
+            _fail(
+                429,
+                "too_many_attempts",
+                f"too many failed sign-ins; try again in {wait} seconds",
+                **{"Retry-After": str(wait)},
+            )
     try:
         player = await run_in_threadpool(
             players_module.authenticate, database, body.name, body.password
         )
     except AccountError as error:
-        _account_error(error)
+        _account_error(error)  # the attempt stays counted as failed
+    if throttle is not None:
+        await throttle.succeeded(address, name_key, device)
     token = await run_in_threadpool(issue_token, database, player.id, secret)
+    set_session_cookie(response, request, token)
+    remember_device(response, request, secret, name_key)
     return TokenOut(token=token, player=_public(player))
 
 
 @router.post("/account/logout", status_code=204)
-def logout(database: DatabaseDep, secret: SecretDep, token: TokenDep, _: PlayerDep) -> Response:
-    """End this session: its token stops working everywhere."""
+def logout(
+    request: Request, database: DatabaseDep, secret: SecretDep, token: TokenDep, _: PlayerDep
+) -> Response:
+    """End this session: its token stops working everywhere, and the page's cookie goes."""
     if token:
         revoke_token(database, token, secret)
-    return Response(status_code=204)
+    response = Response(status_code=204)
+    clear_session_cookie(response, request)
+    return response
+
+
+@router.post("/session/cookie", status_code=204)
+def session_cookie(request: Request, token: TokenDep, _: PlayerDep) -> Response:
+    """Put the request's session (``Authorization: Bearer``) into the page's HttpOnly cookie:
+    how a page of an older version hands over the token it kept in localStorage."""
+    response = Response(status_code=204)
+    if token:
+        set_session_cookie(response, request, token)
+    return response
 
 
 @router.get("/account/me", response_model=PlayerPublic)
@@ -201,7 +233,9 @@ def export(database: DatabaseDep, player: PlayerDep) -> Response:
 
 
 @router.post("/account/delete", status_code=204)
-def delete_account(body: DeleteRequest, database: DatabaseDep, player: PlayerDep) -> Response:
+def delete_account(
+    request: Request, body: DeleteRequest, database: DatabaseDep, player: PlayerDep
+) -> Response:
     """Delete my account and personal data. An account must confirm with its password. Ended
     games stay for the other players, with my seat shown as a deleted player."""
     if not player.is_guest and not (
@@ -209,7 +243,9 @@ def delete_account(body: DeleteRequest, database: DatabaseDep, player: PlayerDep
     ):
         _fail(401, "wrong_credentials", "confirm with your password to delete the account")
     players_module.delete_player(database, player.id)
-    return Response(status_code=204)
+    response = Response(status_code=204)
+    clear_session_cookie(response, request)
+    return response
 
 
 # --- profiles, leaderboards, history, replays -------------------------------------------------

@@ -17,6 +17,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
 from app.api.client import address_group, client_address
+from app.api.security import SESSION_COOKIE
 from app.db.players import PlayerInfo
 from app.deps import Services, SessionSocket
 from app.realtime import messages as m
@@ -95,6 +96,8 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
     except m.ProtocolError as exc:
         await _close(ws, m.error(exc.code, exc.message), CLOSE_PROTOCOL)
         return
+    # Who: the hello's token (API clients), else the page's session cookie from the
+    # handshake (the Origin check of app/api/security.py has let only this site's pages in).
     token = hello.data.get("token")
     player: PlayerInfo | None = None
     if token is not None:
@@ -104,6 +107,11 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
                 ws, m.error("bad_token", "the session token is invalid or expired"), CLOSE_BAD_TOKEN
             )
             return
+    else:
+        token = ws.cookies.get(SESSION_COOKIE) or None
+        # A cookie whose session ended watches: the page cannot drop an HttpOnly cookie, so a
+        # close would only bring it back with the same cookie (the next HTTP call clears it).
+        player = await services.identity.verify(token) if token else None
     last_version = hello.data.get("last_version")
     if last_version is not None and (
         not isinstance(last_version, int) or isinstance(last_version, bool)

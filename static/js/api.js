@@ -1,6 +1,13 @@
-// HTTP API and the signed-in identity (a session token kept in localStorage).
+// HTTP API and the signed-in identity.
+//
+// The session token lives in an HttpOnly cookie that the server sets (guest, login, register)
+// and clears (logout): no script on the page can read it. What localStorage keeps is the
+// player record (id, name, guest or not) for the UI, which is no secret. Every request sends
+// the cookie (same origin only) and the X-Requested-With header the server asks of
+// cookie-signed POSTs (a form on another site cannot send it). docs/protocol.md.
 
-const TOKEN_KEY = "hearts.token";
+// Older versions kept the token itself here: it is handed to the server once for the cookie.
+const LEGACY_TOKEN_KEY = "hearts.token";
 const PLAYER_KEY = "hearts.player";
 
 export class ApiError extends Error {
@@ -12,9 +19,6 @@ export class ApiError extends Error {
 }
 
 export const session = {
-  get token() {
-    return localStorage.getItem(TOKEN_KEY);
-  },
   get player() {
     try {
       return JSON.parse(localStorage.getItem(PLAYER_KEY) || "null");
@@ -22,32 +26,27 @@ export const session = {
       return null;
     }
   },
-  set(token, player) {
-    localStorage.setItem(TOKEN_KEY, token);
-    localStorage.setItem(PLAYER_KEY, JSON.stringify(player));
-    window.dispatchEvent(new CustomEvent("hearts:identity"));
-  },
   setPlayer(player) {
     localStorage.setItem(PLAYER_KEY, JSON.stringify(player));
     window.dispatchEvent(new CustomEvent("hearts:identity"));
   },
   clear() {
-    localStorage.removeItem(TOKEN_KEY);
     localStorage.removeItem(PLAYER_KEY);
     window.dispatchEvent(new CustomEvent("hearts:identity"));
   },
 };
 
 /** fetch JSON from the API; throws ApiError with the server's code and message. */
-export async function api(path, { method = "GET", body = undefined, auth = true } = {}) {
-  const headers = { Accept: "application/json" };
+export async function api(path, { method = "GET", body = undefined, bearer = undefined } = {}) {
+  const headers = { Accept: "application/json", "X-Requested-With": "hearts" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (auth && session.token) headers.Authorization = `Bearer ${session.token}`;
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
   let response;
   try {
     response = await fetch(path, {
       method,
       headers,
+      credentials: "same-origin",
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -75,40 +74,56 @@ export async function api(path, { method = "GET", body = undefined, auth = true 
   return data;
 }
 
+// The answers also carry the token, for API clients; the page leaves it alone (the cookie
+// the same answer sets is what signs its requests).
 export async function signInAsGuest(name) {
-  const out = await api("/api/guest", { method: "POST", body: { name }, auth: false });
-  session.set(out.token, out.player);
+  const out = await api("/api/guest", { method: "POST", body: { name } });
+  session.setPlayer(out.player);
   return out.player;
 }
 
 export async function logIn(name, password) {
-  const out = await api("/api/account/login", { method: "POST", body: { name, password }, auth: false });
-  session.set(out.token, out.player);
+  const out = await api("/api/account/login", { method: "POST", body: { name, password } });
+  session.setPlayer(out.player);
   return out.player;
 }
 
 export async function register(name, password) {
   // Signed in as a guest, the guest becomes the account (and keeps its games).
   const out = await api("/api/account/register", { method: "POST", body: { name, password } });
-  session.set(out.token, out.player);
+  session.setPlayer(out.player);
   return out.player;
 }
 
 export async function signOut() {
-  const player = session.player;
-  if (player && !player.is_guest) {
+  // Guests too: the server ends the session and clears the cookie (the page cannot).
+  if (session.player) {
     try {
       await api("/api/account/logout", { method: "POST" });
     } catch {
-      // The token is dropped here either way.
+      // Signed out here either way.
     }
   }
   session.clear();
 }
 
-/** Check the stored token still works (the server may have restarted with a new key). */
+/** A token an older version left in localStorage becomes the cookie, once; then it goes. */
+export async function adoptLegacyToken() {
+  const token = localStorage.getItem(LEGACY_TOKEN_KEY);
+  if (!token) return;
+  try {
+    await api("/api/session/cookie", { method: "POST", bearer: token });
+  } catch {
+    session.clear(); // the old session has ended: signed out
+  } finally {
+    localStorage.removeItem(LEGACY_TOKEN_KEY);
+  }
+}
+
+/** Check the session still works (the server may have restarted with a new key). */
 export async function checkSession() {
-  if (!session.token) return null;
+  await adoptLegacyToken();
+  if (!session.player) return null;
   try {
     const me = await api("/api/me");
     session.setPlayer(me);

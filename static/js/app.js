@@ -3,7 +3,7 @@
 //   /?table=ID[&invite=X]    a table (play or watch); invite links look like this
 //   /?replay=GAME_ID         the replay of a finished game
 
-import { checkSession, session, signOut } from "./api.js";
+import { adoptLegacyToken, checkSession, session, signOut } from "./api.js";
 import { h, fill } from "./dom.js";
 import { applyPrefs, prefs, setPref } from "./prefs.js";
 
@@ -71,5 +71,9 @@ window.addEventListener("popstate", route);
 
 setupPrefs();
 renderWho();
-checkSession().finally(renderWho);
-route();
+// A token an older version kept in localStorage becomes the session cookie before a page
+// opens its socket (which the cookie signs).
+adoptLegacyToken().finally(() => {
+  checkSession().finally(renderWho);
+  route();
+});

@@ -112,8 +112,8 @@ class TablePage {
     this.socket = new LiveSocket(`/ws/tables/${encodeURIComponent(this.tableId)}`, {
       onOpen: (socket) => {
         // compact: the server leaves out what this page keeps (the score sheet, an unchanged table).
+        // No token: the handshake carries the session cookie (docs/protocol.md).
         const hello = { type: "hello", last_version: this.version, compact: true };
-        if (session.token) hello.token = session.token;
         if (this.invite) hello.invite = this.invite;
         socket.send(hello);
       },
@@ -471,7 +471,7 @@ class TablePage {
         event.preventDefault();
         const text = e.chatInput.value.trim();
         if (!text) return;
-        if (!session.token) {
+        if (!this.player) {
           toast("Choose a name first to chat.", "error");
           return;
         }
@@ -669,7 +669,7 @@ class TablePage {
   }
 
   async sitAt(seat) {
-    if (!session.token) {
+    if (!this.player) {
       this.askName(seat);
       return;
     }

@@ -21,7 +21,7 @@ class ServerInfo:
 
 @dataclass
 class Player:
-    """One person: a browser context (own localStorage, so own identity) and its page."""
+    """One person: a browser context (own cookies and storage, so own identity) and its page."""
 
     context: Any
     page: Any

@@ -534,9 +534,8 @@ def _create_by_api(page: Any, body: dict[str, Any]) -> str:
     table_id: str = page.evaluate(
         """async (body) => {
             const r = await fetch('/api/tables', {method: 'POST', headers: {
-                'Content-Type': 'application/json',
-                Authorization: 'Bearer ' + localStorage.getItem('hearts.token')},
-                body: JSON.stringify(body)});
+                'Content-Type': 'application/json', 'X-Requested-With': 'hearts'},
+                credentials: 'same-origin', body: JSON.stringify(body)});
             const out = await r.json();
             sessionStorage.setItem('hearts.setup.' + out.table.id,
                 JSON.stringify({autoStart: true}));
