@@ -12,6 +12,7 @@ import orjson
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from app.api.client import address_group, client_address
 from app.api.security import (
     clear_session_cookie,
     known_device,
@@ -80,7 +81,9 @@ def _public(player: PlayerInfo) -> PlayerPublic:
 
 
 def _address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """The client's address as the limits count it (behind trusted proxies, the forwarded
+    one; an IPv6 address by its /64): app.api.client."""
+    return address_group(client_address(request))
 
 
 async def _limit(limiter: AttemptLimiter, *keys: str) -> None:
