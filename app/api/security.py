@@ -110,20 +110,6 @@ def _headers(scope: Scope) -> dict[bytes, bytes]:
     return out
 
 
-def scope_origin_allowed(scope: Scope, allowed: frozenset[Origin]) -> bool:
-    """The Origin check of a request or socket handshake: no Origin (not a browser, or a
-    browser's same-origin GET) passes, unless Sec-Fetch-Site says the request is cross-site."""
-    headers = _headers(scope)
-    origin = headers.get(b"origin")
-    if origin is None:
-        site = headers.get(b"sec-fetch-site", b"").lower()
-        return site not in (b"cross-site", b"same-site")
-    host = headers.get(b"host")
-    return origin_allowed(
-        origin.decode("latin-1"), host.decode("latin-1") if host else None, allowed
-    )
-
-
 def content_security_policy(host: str | None, allowed: Iterable[Origin]) -> str:
     """The policy; its connect-src names this server's WebSocket URLs (``'self'`` covers
     ws: and wss: only in browsers that follow CSP level 3)."""
@@ -147,7 +133,27 @@ class BrowserSecurity:
     def __init__(self, app: ASGIApp, *, allowed_origins: str = "") -> None:
         self.app = app
         self.allowed = parse_allowed_origins(allowed_origins)
+        # Both answers depend on a few header values only: kept, bounded, so that a request
+        # costs a dict look-up (parsing the origin and the host costs about 20 us).
         self._csp_cache: dict[bytes, bytes] = {}
+        self._origin_cache: dict[tuple[bytes, bytes], bool] = {}
+
+    def origin_ok(self, headers: dict[bytes, bytes]) -> bool:
+        """The Origin check of a request or socket handshake: no Origin (not a browser, or a
+        browser's same-origin GET) passes, unless Sec-Fetch-Site says it is cross-site."""
+        origin = headers.get(b"origin")
+        if origin is None:
+            site = headers.get(b"sec-fetch-site", b"").lower()
+            return site not in (b"cross-site", b"same-site")
+        key = (origin, headers.get(b"host", b""))
+        ok = self._origin_cache.get(key)
+        if ok is None:
+            host = key[1].decode("latin-1") or None
+            ok = origin_allowed(origin.decode("latin-1"), host, self.allowed)
+            if len(self._origin_cache) >= 256:
+                self._origin_cache.clear()
+            self._origin_cache[key] = ok
+        return ok
 
     def _csp(self, host: bytes) -> bytes:
         cached = self._csp_cache.get(host)
@@ -160,7 +166,7 @@ class BrowserSecurity:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
-            if not scope_origin_allowed(scope, self.allowed):
+            if not self.origin_ok(_headers(scope)):
                 await _refuse_socket(receive, send)
                 return
             await self.app(scope, receive, send)
@@ -168,20 +174,21 @@ class BrowserSecurity:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = [(b"content-security-policy", self._csp(_headers(scope).get(b"host", b"")))]
-        extra.extend(_FIXED_HEADERS)
+        headers = _headers(scope)
+        extra = [
+            (b"content-security-policy", self._csp(headers.get(b"host", b""))),
+            *_FIXED_HEADERS,
+        ]
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", ()))
-                present = {name.lower() for name, _ in headers}
-                headers.extend(item for item in extra if item[0] not in present)
-                message = {**message, "headers": headers}
+                out = list(message.get("headers", ()))
+                present = {name.lower() for name, _ in out}
+                out.extend(item for item in extra if item[0] not in present)
+                message = {**message, "headers": out}
             await send(message)
 
-        if scope.get("method", "GET") in UNSAFE_METHODS and not scope_origin_allowed(
-            scope, self.allowed
-        ):
+        if scope.get("method", "GET") in UNSAFE_METHODS and not self.origin_ok(headers):
             await _refuse_request(send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)

@@ -331,3 +331,29 @@ async def test_over_a_real_server(tmp_path: Path) -> None:
             await ws.send(orjson.dumps({"type": "hello"}).decode())
             welcome = orjson.loads(await asyncio.wait_for(ws.recv(), 5))
             assert welcome["player"]["id"] == made.json()["player"]["id"]
+
+
+def test_origin_allowed_rules() -> None:
+    from app.api.security import origin_allowed, parse_allowed_origins
+
+    none: frozenset[tuple[str, str, int]] = frozenset()
+    assert origin_allowed("http://127.0.0.1:8000", "127.0.0.1:8000", none)
+    assert origin_allowed("http://LOCALHOST:8000", "localhost:8000", none)
+    assert origin_allowed("https://hearts.example", "hearts.example", none)  # TLS proxy
+    assert origin_allowed("http://[::1]:8000", "[::1]:8000", none)
+    for origin, host in (
+        ("http://127.0.0.1:8001", "127.0.0.1:8000"),
+        ("http://localhost:8000", "127.0.0.1:8000"),
+        ("https://hearts.example:8443", "hearts.example"),
+        ("null", "hearts.example"),
+        ("hearts.example", "hearts.example"),
+        ("http://hearts.example/path", "hearts.example"),
+        ("javascript://hearts.example", "hearts.example"),
+        ("http://hearts.example", None),
+        ("http://hearts.example:99999", "hearts.example"),
+    ):
+        assert not origin_allowed(origin, host, none), origin
+    listed = parse_allowed_origins("https://hearts.example, http://[::1]:8000/")
+    assert origin_allowed("https://hearts.example:443", "anything", listed)
+    assert origin_allowed("http://[::1]:8000", "x", listed)
+    assert not origin_allowed("http://hearts.example", "hearts.example", listed)
