@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TypedDict, cast
 
-from .game import GameState, HandResult, Layout, Trick, check_layout
+from .game import GameState, HandResult, Layout, Trick
 from .rules import Rules, rules_from_json
 from .tables import Tables, tables_for
+from .validate import check_state
 
 STATE_SCHEMA = 1
 
@@ -39,6 +40,11 @@ _TUPLE_FIELDS = (
     "won",
     "pending",
     "winners",
+)
+_KEYS = frozenset(
+    ("schema", "rules", "phase", "broken", "layouts", "tricks", "prev_tricks", "history")
+    + _INT_FIELDS
+    + _TUPLE_FIELDS
 )
 
 
@@ -163,21 +169,31 @@ def _rules(obj: Mapping[str, object]) -> tuple[Rules, Tables]:
 
 
 def state_from_json(obj: Mapping[str, object], *, trusted: bool = False) -> GameState:
-    """Rebuild a state; raises ``ValueError`` for anything malformed.
+    """Rebuild a state; raises ``ValueError`` for anything that is not a state of its game.
+
+    The checked load (the default) accepts only what ``state_to_json`` writes for a state the
+    engine reaches: every field of the right type, in range and consistent, every card of the
+    deck in exactly one place, and the hand in play replayed from its deal to the very same
+    state (``validate.check_state``). What it accepts, ``view``, ``legal_moves`` and ``apply``
+    handle like any other state; everything else is a ``ValueError``.
 
     ``trusted=True`` skips the checks, for a value that ``state_to_json`` itself wrote and that
-    came back unchanged (a server reading back what it stored): about four times faster, and
-    equal to the checked result. Anything that may have been written by someone else must be
-    checked: a malformed trusted value gives a broken state, or a ``KeyError``/``TypeError``.
+    came back unchanged (a server reading back what it stored): far faster, and equal to the
+    checked result. Anything that may have been written by someone else must be checked: a
+    malformed trusted value gives a broken state, or a ``KeyError``/``TypeError``.
     """
     if trusted:
         return _trusted_state(obj)
-    if not isinstance(obj, Mapping) or obj.get("schema") != STATE_SCHEMA:
+    schema = obj.get("schema") if isinstance(obj, Mapping) else None
+    if type(schema) is not int or schema != STATE_SCHEMA:
         raise ValueError(f"not a game state of schema {STATE_SCHEMA}")
+    unknown = set(obj) - _KEYS
+    if unknown:
+        raise ValueError(f"unknown fields in a game state: {sorted(map(repr, unknown))}")
     rules_obj = obj.get("rules")
-    if not isinstance(rules_obj, Mapping):
+    if not isinstance(rules_obj, Mapping) or not all(isinstance(k, str) for k in rules_obj):
         raise ValueError("a state needs its rules")
-    rules, t = _rules(rules_obj)
+    rules, t = _rules(dict(rules_obj))
     s = object.__new__(GameState)
     s.rules = rules
     s.t = t
@@ -198,17 +214,12 @@ def state_from_json(obj: Mapping[str, object], *, trusted: bool = False) -> Game
         a = _list(lay)
         if len(a) != 2:
             raise ValueError("a layout has 2 fields")
-        layout = Layout(_ints(a[0]), _int(a[1]))
-        check_layout(layout, t)
-        layouts.append(layout)
+        layouts.append(Layout(_ints(a[0]), _int(a[1])))
     s.layouts = tuple(layouts)
     s.tricks = tuple(_trick(x) for x in _list(obj.get("tricks")))
     s.prev_tricks = tuple(_trick(x) for x in _list(obj.get("prev_tricks")))
     s.history = tuple(_result(x) for x in _list(obj.get("history")))
-    if len(s.hands) != t.holders or len(s.scores) != t.scorers or len(s.passes) != t.n:
-        raise ValueError("the state does not fit its rules")
-    if s.phase == "play" and len(s.trick_cards) >= len(s.order):
-        raise ValueError("the trick does not fit its playing order")
+    check_state(s)
     return s
 
 
