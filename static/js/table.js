@@ -72,6 +72,13 @@ class TablePage {
     this.setupDone = false;
     this.startSent = false;
     this.pendingSit = null;
+    // The seat a visitor without a name clicked: the action bar shows the name form for it
+    // (as part of its state: see renderActions), and the form element, kept while it is up.
+    this.askingName = null;
+    this.nameForm = null;
+    // True from the server's welcome until the socket drops: commands go out at once only
+    // then; otherwise they wait in this.pending and go out when the next welcome comes.
+    this.ready = false;
     // The server's clock when the last state was made, and ours (monotonic) when it came.
     this.serverClock = null;
     this.gone = null;
@@ -109,6 +116,7 @@ class TablePage {
 
   connect() {
     if (this.socket) this.socket.close();
+    this.ready = false;
     this.socket = new LiveSocket(`/ws/tables/${encodeURIComponent(this.tableId)}`, {
       onOpen: (socket) => {
         // compact: the server leaves out what this page keeps (the score sheet, an unchanged table).
@@ -120,6 +128,7 @@ class TablePage {
       onMessage: (msg) => this.onMessage(msg),
       onFinal: (code, error) => this.onFinal(code, error),
       onStatus: (status) => {
+        if (status === "lost") this.ready = false;
         this.root.querySelector(".table-page").classList.toggle("offline", status === "lost");
       },
     });
@@ -153,7 +162,14 @@ class TablePage {
         this.player = msg.player;
         this.seat = msg.seat;
         this.version = Math.max(this.version, msg.version || 0);
+        this.ready = true;
         this.resendPending();
+        // A new identity (a name just chosen) may bring no state (nothing changed since
+        // last_version): what waited for it (the seat picked before the name) goes on now.
+        if (this.table) {
+          this.afterStateActions();
+          this.render();
+        }
         break;
       case "state":
         this.version = Math.max(this.version, msg.version);
@@ -183,24 +199,29 @@ class TablePage {
     }
   }
 
+  /** Send a command (move, chat, sit, start, rematch, ...). It stays in this.pending until
+   *  its ack or error comes: while the connection is down it waits there, and every command
+   *  not answered yet goes out again, in the order given and with its id, when the next
+   *  welcome comes (resendPending). The server remembers each player's recent command ids,
+   *  so one that did arrive before the drop is applied once (docs/protocol.md). */
   send(type, fields = {}, ctx = {}) {
     const msg = { type, id: newId(), ...fields };
-    this.pending.set(msg.id, { msg, ctx });
-    this.markPending();
-    if (!this.socket.send(msg)) {
-      // Not connected: it goes out (with the same id) once the socket is back.
+    const entry = { msg, ctx, late: false };
+    this.pending.set(msg.id, entry);
+    if (!(this.ready && this.socket && this.socket.send(msg))) {
+      entry.late = true;
       toast("Not connected: it will be sent when the connection is back.");
     }
+    this.markPending();
     return msg.id;
   }
 
   resendPending() {
-    for (const { msg } of this.pending.values()) {
-      if (msg.type === "move") this.socket.send(msg);
+    for (const entry of this.pending.values()) {
+      if (!this.socket.send(entry.msg)) break; // dropped again: the next welcome sends them
+      entry.late = true;
     }
-    for (const [id, { msg }] of this.pending) {
-      if (msg.type !== "move") this.pending.delete(id);
-    }
+    this.markPending();
   }
 
   /** Moves in flight, and the version shown, as data attributes (tests wait on them). */
@@ -210,6 +231,8 @@ class TablePage {
     page.dataset.pending = String([...this.pending.values()].filter((p) => p.msg.type === "move").length);
     page.dataset.version = String(this.view || this.table ? this.shownVersion || 0 : 0);
     page.dataset.acked = String(this.ackedVersion || 0);
+    // Commands of any kind not answered yet (queued while offline, or in flight).
+    page.dataset.unanswered = String(this.pending.size);
   }
 
   onError(msg) {
@@ -223,7 +246,8 @@ class TablePage {
       this.renderError();
       return;
     }
-    toast(words, "error");
+    // A command given while offline that no longer applies when it finally goes out.
+    toast(pending && pending.late ? `Sent when the connection came back, but refused: ${words}` : words, "error");
   }
 
   reasonContext() {
@@ -279,7 +303,9 @@ class TablePage {
       const myPlay = v.legal && v.legal.type === "play" && v.trick.length;
       if ((started && old) || myPlay) this.resultFor = null;
     }
-    if (this.faceChoice && !(v && v.legal && v.legal.faces)) this.faceChoice = null;
+    // The face question stays only while that card can still lead (a computer playing for an
+    // away seat, or a timer, may have moved on).
+    if (this.faceChoice && !(v && v.legal && v.legal.faces && v.legal.cards.includes(this.faceChoice))) this.faceChoice = null;
     if (this.lastError && before && v && (before.trick.length !== v.trick.length || before.phase !== v.phase)) {
       this.lastError = null;
     }
@@ -331,8 +357,11 @@ class TablePage {
       const wanted = this.pendingSit;
       this.autoSit = false;
       this.pendingSit = null;
-      const seat = wanted !== null ? wanted : t.seats.findIndex((s) => this.seatIsFree(s));
+      // The seat picked, or (taken meanwhile, or none picked) the first free one.
+      const seat = wanted !== null && t.seats[wanted] && this.seatIsFree(t.seats[wanted])
+        ? wanted : t.seats.findIndex((s) => this.seatIsFree(s));
       if (seat >= 0) this.send("sit", { seat });
+      else if (wanted !== null) toast("Every seat has been taken meanwhile: you are watching.", "error");
       const url = new URL(location.href);
       if (url.searchParams.has("sit")) {
         url.searchParams.delete("sit");
@@ -668,33 +697,63 @@ class TablePage {
     return buttons.length ? h("div", { class: "seat-controls" }, buttons) : null;
   }
 
-  async sitAt(seat) {
+  sitAt(seat) {
+    // Who the server says this socket is (the welcome's player), whatever carries the session.
     if (!this.player) {
       this.askName(seat);
       return;
     }
+    this.askingName = null;
     this.send("sit", { seat });
   }
 
+  /** The name form for a visitor who clicked "Sit here". It is part of the action bar's
+   *  state (this.askingName): renderActions shows it while it applies and shows the table's
+   *  own controls (Pass, your turn, ...) as soon as the name is taken, with no reload. */
   askName(seat) {
-    const input = h("input", { id: "table-guest-name", maxlength: "24", placeholder: "Your name", required: true });
-    const error = h("p", { class: "form-error", role: "alert" });
-    const form = h("form", {
-      class: "row name-form",
-      onsubmit: async (event) => {
-        event.preventDefault();
-        try {
-          await signInAsGuest(input.value.trim());
-        } catch (e) {
-          error.textContent = e.message;
-          return;
-        }
-        this.pendingSit = seat;
-        this.connect();
-      },
-    }, h("label", { for: "table-guest-name" }, "Choose a name to sit down:"), input, h("button", { type: "submit", class: "btn primary small" }, "Sit down"));
-    fill(this.el.actions, form, error);
-    input.focus();
+    this.askingName = seat;
+    if (!this.nameForm) {
+      const input = h("input", { id: "table-guest-name", maxlength: "24", placeholder: "Your name", required: true, autocomplete: "nickname" });
+      const submit = h("button", { type: "submit", class: "btn primary small" }, "Sit down");
+      const form = h("form", {
+        class: "row name-form",
+        onsubmit: async (event) => {
+          event.preventDefault();
+          this.lastError = null;
+          this.renderError();
+          submit.disabled = true;
+          try {
+            await signInAsGuest(input.value.trim());
+          } catch (e) {
+            // In the bar's alert line, as a refused card's reason (the form keeps one row).
+            this.lastError = { code: e.code || "bad_name", text: e.message };
+            this.renderError();
+            submit.disabled = false;
+            return;
+          }
+          if (this.askingName === null) return; // cancelled meanwhile
+          // Signed in: sit down once the new connection says who we are (afterStateActions);
+          // the bar goes back to the table's state now.
+          this.pendingSit = this.askingName;
+          this.closeNameForm();
+          this.connect();
+        },
+      }, h("label", { for: "table-guest-name", class: "sr-only" }, "Your name"), input, submit,
+      h("button", { type: "button", class: "btn ghost small", onclick: () => this.closeNameForm() }, "Cancel"));
+      this.nameForm = form;
+    }
+    this.renderActions();
+    this.nameForm.querySelector("input").focus();
+  }
+
+  closeNameForm() {
+    this.askingName = null;
+    this.nameForm = null;
+    if (this.lastError && this.lastError.code === "bad_name") this.lastError = null;
+    if (this.table) {
+      this.renderActions();
+      this.renderError();
+    }
   }
 
   leaveSeat() {
@@ -958,7 +1017,6 @@ class TablePage {
     const me = this.seat;
     const bar = this.el.actions;
     const status = this.el.status;
-    if (bar.querySelector(".name-form")) return; // the player is typing a name
     const buttons = [];
     let text = "";
     this.pauseStatus = false;
@@ -1059,6 +1117,17 @@ class TablePage {
       }
     }
     setText(status, text);
+    if (this.askingName !== null) {
+      // The name form replaces the buttons while it applies: a visitor without a seat or a
+      // name, and a seat still free to take (the one clicked, or another: see afterStateActions).
+      if (me === null && !this.player && t.seats.some((s) => this.seatIsFree(s))) {
+        setText(status, "Choose a name to sit down.");
+        if (bar.firstChild !== this.nameForm || bar.childNodes.length !== 1) fill(bar, this.nameForm);
+        return;
+      }
+      this.askingName = null;
+      this.nameForm = null;
+    }
     const active = document.activeElement;
     const focusedFace = active && active.dataset && active.dataset.face;
     fill(bar, buttons);

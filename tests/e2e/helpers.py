@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -317,3 +319,124 @@ def play_until(
 
 def hands_finished(page: Any) -> int:
     return int(page.evaluate("() => document.querySelectorAll('.sheet-table tbody tr').length"))
+
+
+# -- whole journeys (tests/e2e/test_journeys.py) ------------------------------------------------
+
+
+def mark_loaded(page: Any) -> None:
+    """Mark the page's current document: ``still_same_document`` fails after any reload or
+    navigation, so a test proves the page got where it is without one."""
+    page.evaluate("() => { window.__journeyMark = 'same document'; }")
+
+
+def still_same_document(page: Any) -> bool:
+    return bool(page.evaluate("() => window.__journeyMark === 'same document'"))
+
+
+def action_bar(page: Any) -> dict[str, Any]:
+    """What the action bar offers: its status line, buttons and whether the name form is up."""
+    return dict(
+        page.evaluate(
+            """() => {
+            const bar = document.querySelector('.action-bar');
+            const visible = (el) => !!el && el.getClientRects().length > 0;
+            return {
+                status: (document.getElementById('status-line') || {}).textContent || '',
+                buttons: [...(bar ? bar.querySelectorAll('button') : [])].filter(visible)
+                    .map((b) => b.textContent.trim()),
+                name_form: !!(bar && bar.querySelector('.name-form')),
+                pass_button: visible(document.getElementById('pass-button')),
+                legal: document.querySelectorAll('.my-cards .card.legal').length,
+            };
+        }"""
+        )
+    )
+
+
+def expect_control(page: Any, kind: str, timeout: float = 20.0) -> dict[str, Any]:
+    """Wait until the action bar shows the control for ``kind`` ("pass": the Pass button and
+    the cards to choose; "turn": "Your turn"/"Your lead" with playable cards), with no name
+    form left over, and return what it shows."""
+
+    def shown() -> dict[str, Any] | None:
+        bar = action_bar(page)
+        if bar["name_form"]:
+            return None
+        if kind == "pass" and bar["pass_button"] and bar["legal"] and "to pass" in bar["status"]:
+            return bar
+        if kind == "turn" and bar["legal"] and bar["status"].startswith(("Your turn", "Your lead")):
+            return bar
+        return None
+
+    last: list[dict[str, Any]] = []
+
+    def probe() -> dict[str, Any] | None:
+        found = shown()
+        if found is None:
+            last[:] = [action_bar(page)]
+        return found
+
+    try:
+        return dict(wait_for(probe, timeout=timeout, what=f"the action bar's {kind} control"))
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; the action bar shows {last}") from None
+
+
+def snap(page: Any, folder: Path, name: str) -> Path:
+    """A screenshot of what the window shows (the first screen), for a person to look at."""
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path))
+    return path
+
+
+class SocketCut:
+    """Cut and restore a page's table WebSocket from the test, through Playwright's
+    WebSocket routing (the page's own socket code sees a real close, then failed attempts).
+
+    ``mode``: "pass" (both ways), "down" (new sockets are closed as soon as they open),
+    "deaf" (the page's messages reach the server, the server's answers are lost). ``sent``
+    lists every message the page sent, on every socket, in order.
+    """
+
+    def __init__(self, context: Any) -> None:
+        self.mode = "pass"
+        self.sent: list[dict[str, Any]] = []
+        self.routes: list[tuple[Any, Any]] = []
+        context.route_web_socket(re.compile(r".*/ws/tables/.*"), self._route)
+
+    def _route(self, ws: Any) -> None:
+        if self.mode == "down":
+            ws.close(code=4000, reason="test: the network is down")
+            return
+        server = ws.connect_to_server()
+
+        def page_to_server(message: Any) -> None:
+            with contextlib.suppress(ValueError):
+                self.sent.append(json.loads(_text(message)))
+            if self.mode in ("pass", "deaf"):
+                server.send(message)
+
+        def server_to_page(message: Any) -> None:
+            if self.mode == "pass":
+                ws.send(message)
+
+        ws.on_message(page_to_server)
+        server.on_message(server_to_page)
+        self.routes.append((ws, server))
+
+    def cut(self) -> None:
+        """The network goes: open sockets close, new ones fail until ``restore``."""
+        self.mode = "down"
+        for ws, server in self.routes:
+            for side in (ws, server):
+                with contextlib.suppress(Exception):  # already closed
+                    side.close(code=4000, reason="test: the network is down")
+        self.routes.clear()
+
+    def restore(self) -> None:
+        self.mode = "pass"
+
+    def sent_ids(self, kind: str, since: int = 0) -> list[str]:
+        """The ids of the commands of ``kind`` sent (from message number ``since`` on)."""
+        return [m["id"] for m in self.sent[since:] if m.get("type") == kind and "id" in m]
