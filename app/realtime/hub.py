@@ -444,6 +444,7 @@ class Hubs:
         self._lock = asyncio.Lock()
         self.lobby = LobbyHub(store, fanout, service.settings)
         service.committed = self.committed_here
+        service.lobby_changed = self.lobby.feed.changed_here
         # Sockets and messages per player, address and table (app/realtime/limits.py).
         self.limits = Limits(store.redis, service.sockets, service.settings)
 

@@ -326,6 +326,13 @@ class LobbyFeed:
         if self._loaded:
             self._schedule()
 
+    def changed_here(self, table_id: str) -> None:
+        """This instance just committed a change of the table's lobby line: the next page
+        read here includes it (the channel's message may come later)."""
+        if self._loaded and not self._stopped:
+            self.pending.add(table_id)
+            self._schedule()
+
     def _schedule(self) -> None:
         if self._flush_task is None or self._flush_task.done():
             self._flush_task = asyncio.create_task(self._flush_later())
@@ -477,6 +484,8 @@ class LobbyHub:
         "friends' tables first" (their tables come first in ``first`` on the first page);
         nobody passes it until friends exist."""
         index = await self.feed.ready()
+        if self.feed.pending:
+            await self.feed.flush()  # changes already announced: read them before answering
         entries = index.page(f, cursor, limit)
         next_cursor = None
         if entries and index.has_after(f, entries[-1].key):

@@ -125,6 +125,9 @@ class TableService:
         # Told of every change this instance commits (table id, the published notice), so
         # its own sockets need not wait for the notice to come back through Redis.
         self.committed: Callable[[str, dict[str, Any]], None] | None = None
+        # Called with a table's id when a commit here changed its lobby line (the lobby
+        # index of this instance reads it before its next page: read-your-writes).
+        self.lobby_changed: Callable[[str], None] | None = None
         # Read cache for views: table id -> (version, table, state).
         self._read_cache: dict[str, tuple[int, Table, Any]] = {}
         # Computer decisions by position: (table, game, move number, seat, level) -> move.
@@ -932,6 +935,7 @@ class TableService:
         landing: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         committing = self._committing.setdefault(table.id, set())
         committing.add(landing)
+        lobby = self._lobby_change(before, table, now + ttl * 1000)
         try:
             result = await self.store.commit(
                 table.id,
@@ -940,7 +944,7 @@ class TableService:
                 message=message,
                 ttl_seconds=ttl,
                 due="remove" if due is None else due,
-                lobby_summary=self._lobby_change(before, table, now + ttl * 1000),
+                lobby_summary=lobby,
                 moves=[orjson.dumps(m) for m in change.moves],
                 new_game=change.new_game,
                 records=[encode_event(r) for r in records],
@@ -960,6 +964,8 @@ class TableService:
             self._read_cache[table.id] = (new_version, table, state)
         if self.committed is not None:
             self.committed(table.id, note)
+        if lobby != "keep" and self.lobby_changed is not None:
+            self.lobby_changed(table.id)
         return True
 
     def _ttl(self, table: Table) -> int:
