@@ -18,6 +18,7 @@ from tests.e2e.helpers import (
     act_once,
     click_card,
     create_table,
+    expect_control,
     hands_finished,
     layout_problems,
     new_player,
@@ -164,9 +165,11 @@ def test_private_table_by_invite_link(browser: Any, server: Any) -> None:
         guest.page.fill("#table-guest-name", "Invitee")
         guest.page.press("#table-guest-name", "Enter")
         guest.page.wait_for_selector(".table-page.seated")
-        # Every seat taken: the host's page starts the game.
+        # Every seat taken: the host's page starts the game, and the guest's action bar asks
+        # for the pass at once, with no name form left (test_journeys.py plays it whole).
         for page in (host.page, guest.page):
             page.wait_for_selector(".table-page.phase-pass")
+        expect_control(guest.page, "pass")
         assert host.page.locator(".seat .name-text", has_text="Invitee").count() == 1
         _no_js_errors(host, guest)
     finally:
