@@ -22,7 +22,14 @@ def make_redis(url: str, *, fake_server: Any = None, max_connections: int = 200)
         import fakeredis  # imported lazily: production never loads it
 
         server = fake_server if fake_server is not None else fakeredis.FakeServer()
-        client: Redis = fakeredis.FakeAsyncRedis(server=server)
+        # A blocking pool here too: the default pool raises MaxConnectionsError past its
+        # size when many sockets open at once, instead of waiting for a free connection.
+        client: Redis = fakeredis.FakeAsyncRedis(
+            server=server,
+            connection_pool_class=aioredis.BlockingConnectionPool,
+            max_connections=max_connections,
+            timeout=20,
+        )
         return client
     # A blocking pool waits for a free connection under bursts instead of failing.
     pool = aioredis.BlockingConnectionPool.from_url(
