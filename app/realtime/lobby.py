@@ -532,7 +532,7 @@ class LobbyHub:
         room = self.max_tables - view.window
         if room <= 0:
             raise LobbyError(
-                "too_many_tables",
+                "lobby_list_full",
                 f"a lobby socket follows at most {self.max_tables} tables: narrow the filter "
                 "or page with GET /api/tables",
             )

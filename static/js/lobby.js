@@ -232,7 +232,7 @@ class Lobby {
         } else if (msg.type === "lobby_update") {
           for (const t of msg.tables || []) this.tables.set(t.id, t);
           for (const id of msg.removed || []) this.tables.delete(id);
-        } else if (msg.type === "error" && msg.code === "too_many_tables") {
+        } else if (msg.type === "error" && msg.code === "lobby_list_full") {
           toast("That is as many tables as the list shows: choose a game or free seats to see others.", "error");
           this.hasMore = false;
           this.renderMore();
@@ -243,6 +243,18 @@ class Lobby {
         this.total = msg.total;
         this.hasMore = Boolean(msg.more);
         this.renderTables();
+      },
+      // The server closed the lobby socket for good (a limit, docs/protocol.md): say why.
+      onFinal: (code, error) => {
+        const words = {
+          too_many_sockets: "The live list is off: too many connections from you or your network (other tabs of this site, or many new ones within a minute). Close some tabs, wait a minute, then reload.",
+          policy: "The live list is off: too many messages were sent too fast. Reload to go on.",
+          forbidden: "The live list is off: this page's address is not one the server accepts.",
+        }[code] || (error && error.message) || "The live list is off. Reload to try again.";
+        if (this.tableCount) {
+          this.tableCount.textContent = words;
+          this.tableCount.classList.add("form-error");
+        }
       },
     });
     this.socket.connect();

@@ -475,7 +475,7 @@ async def test_socket_pages_updates_and_limits(tmp_path: Any) -> None:
             n = len(every.messages)
             await every.send({"type": "more"})
             err = await every.wait(lambda m: m["type"] == "error", start=n)
-            assert err["code"] == "too_many_tables"
+            assert err["code"] == "lobby_list_full"
             # Many shown tables change at once: the update is split, 10 lines a message.
             n, nd = len(every.messages), len(dbl.messages)
             async with store.redis.pipeline(transaction=False) as pipe:  # one batch
