@@ -143,7 +143,9 @@ class TablePage {
       return;
     }
     const words = {
-      forbidden: "This table is private: you need its invite link.",
+      forbidden: error && error.code === "bad_origin"
+        ? "This page's address is not one the server accepts (HEARTS_ALLOWED_ORIGINS)."
+        : "This table is private: you need its invite link.",
       unknown_table: "This table does not exist any more (tables close some time after their last game).",
       protocol: "The connection was refused.",
       too_many_sockets: "Too many connections from you or your network (other tabs of this site, or many new ones within a minute). Close some tabs, wait a minute, then reload.",
