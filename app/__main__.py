@@ -54,7 +54,11 @@ def main() -> None:
         ws="websockets-sansio",
         ws_max_size=max(65536, settings.ws_max_message_bytes * 4),
         ws_per_message_deflate=settings.ws_per_message_deflate,
-        proxy_headers=True,
+        # X-Forwarded-For/-Proto are believed only from HEARTS_TRUSTED_PROXIES (the same list
+        # app/api/client.py uses for the limits); with none, a client cannot claim another
+        # address or HTTPS by sending those headers itself.
+        proxy_headers=bool(settings.trusted_proxies.strip()),
+        forwarded_allow_ips=settings.trusted_proxies.strip() or None,
     )
 
 
