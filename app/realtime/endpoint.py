@@ -331,6 +331,10 @@ async def _dispatch(
             text = data["text"]
             if not isinstance(text, str):
                 raise TableError("bad_chat", "text must be a string")
+            seen = await tables.applied_version(table_id, actor, cid)
+            if seen is not None:  # a resend of a line already said: not counted again
+                conn.send(m.ack(msg.id, seen, duplicate=True))
+                return
             try:  # chat goes to the table's log: limited per player and per table
                 await services.hubs.limits.chat(actor.player_id, table_id)
             except LimitExceeded as exc:

@@ -597,6 +597,20 @@ class TableService:
 
         return await self._command(table_id, actor, move_id, fn)
 
+    async def applied_version(
+        self, table_id: str, actor: Actor, command_id: str | None
+    ) -> int | None:
+        """The version that holds the player's command ``command_id`` if it was applied
+        already (a resend), else None: lets a limit that counts new commands (chat) answer a
+        resend as the duplicate it is instead of counting it again."""
+        if command_id is None:
+            return None
+        table, _ = await self.read(table_id)
+        for seen_id, seen_version in table.recent_moves.get(actor.player_id, ()):
+            if seen_id == command_id:
+                return int(seen_version)
+        return None
+
     async def _command(
         self, table_id: str, actor: Actor, command_id: str | None, fn: Mutation
     ) -> MoveResult:

@@ -272,6 +272,28 @@ async def test_chat_per_table(tmp_path: Any) -> None:
             await c.close()
 
 
+async def test_a_resent_chat_line_is_a_duplicate_not_a_new_line_over_the_limit(
+    tmp_path: Any,
+) -> None:
+    """A chat line resent after a dropped connection (same id) is acknowledged as the duplicate
+    it is, even when the player's chat window is full: the limit counts new lines only."""
+    async with server("fake", tmp_path, chat_lines_per_window=1) as (address, redis):
+        token, _ = await guest(address, "Alice")
+        table_id = (await create_table(address, token, preset="classic"))["table"]["id"]
+        alice = Client(address, table_id, token, "alice")
+        await alice.connect()
+        await alice.wait(lambda m: m["type"] == "state")
+        first = await alice.command("chat", text="hi", id="line-1")
+        assert first["type"] == "ack" and not first.get("duplicate")
+        version = await table_version(redis, table_id)
+        again = await alice.command("chat", text="hi", id="line-1")
+        assert again == {**first, "duplicate": True}
+        other = await alice.command("chat", text="hi again", id="line-2")
+        assert other["type"] == "error" and other["code"] == "chat_limited"
+        assert await table_version(redis, table_id) == version
+        await alice.close()
+
+
 @pytest.mark.parametrize("kind", ["fake", "real"])
 async def test_lobby_floods_are_closed(kind: str, tmp_path: Any) -> None:
     async with server(kind, tmp_path) as (address, _redis):
