@@ -241,6 +241,11 @@ def describe_options() -> list[dict[str, object]]:
             entry["choices_by_players"] = {str(n): list(d) for n, d in DECKS.items()}
         if f.name == "spade_penalties":
             entry["min"], entry["max"] = 1, 50
+        if f.name == "hands":
+            # 0 is the default of a game played to a score; a game of fixed hands needs 1+,
+            # and that is what a form asking for the number of hands may offer.
+            entry["min"] = 1
+            entry["only_with"] = {"end": "hands"}
         out.append(entry)
     return out
 

@@ -561,3 +561,22 @@ def test_spade_penalties_refuse_a_card_given_twice_in_two_cases() -> None:
     r = make_rules("classic", {"spade_penalties": {"as": 7, "Ks": 5}})
     again = make_rules("classic", r.to_options())
     assert again == r and again.to_options() == r.to_options()
+
+
+def test_the_advertised_range_of_every_int_option_is_what_the_engine_accepts() -> None:
+    """Issue 19: the server advertised a minimum of 0 for `hands`, which a game of fixed hands
+    refuses."""
+    from app.engine import describe_options
+
+    for entry in describe_options():
+        if entry["kind"] != "int":
+            continue
+        name, lo, hi = str(entry["name"]), entry["min"], entry["max"]
+        assert isinstance(lo, int) and isinstance(hi, int)
+        extra = dict(entry.get("only_with") or {})  # type: ignore[call-overload]
+        preset = "classic" if "classic" in entry["games"] else "double-hearts"  # type: ignore[operator]
+        for value in (lo, hi):
+            make_rules(preset, {**extra, name: value})
+        for value in (lo - 1, hi + 1):
+            with pytest.raises(RulesError):
+                make_rules(preset, {**extra, name: value})
