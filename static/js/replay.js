@@ -227,7 +227,8 @@ class ReplayPage {
         class: (trick.winner === p.seat && p.from === "hand") || (trick.winner === "dummy" && p.from === "dummy") ? "winner" : "",
       },
       renderCard(p.card, { leadFace: i === 0 ? trick.lead_face : null, label: `${cardName(p.card)}, played by ${p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat)}` }),
-      h("span", {}, p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat))))));
+      h("span", { title: p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat) },
+        p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat))))));
       fill(e.result);
     }
   }

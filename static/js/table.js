@@ -988,6 +988,11 @@ class TablePage {
         h("span", {}, this.scorerName(i)), h("strong", {}, String(total))))),
     ];
     const last = v.history[v.history.length - 1];
+    if (last && last.moon !== null && last.moon !== undefined) {
+      // The last hand's moon, said here too (the hand's own result panel is not shown at the
+      // end of the game); the panel is a polite live region, so it is announced.
+      out.splice(1, 0, h("p", { class: "moon" }, `\u263E ${this.scorerName(last.moon)} shot the moon in the last hand!`));
+    }
     if (last && last.dead && last.dead.length) {
       out.push(h("div", { class: "dead-cards" }, h("p", {}, "Last hand's face-down cards:"),
         h("div", { class: "row" }, last.dead.map((c) => renderCard(c, { className: "small" })))));
@@ -1041,8 +1046,8 @@ class TablePage {
     } else if (!v) {
       text = "";
     } else if (v.phase === "over") {
+      // The game-over panel holds the one Rematch button (two were shown).
       text = "The game is over.";
-      if (me !== null) buttons.push(h("button", { type: "button", class: "btn primary", onclick: () => this.send("rematch") }, "Rematch"));
     } else if (t.status === "over") {
       text = "The game ended unfinished: nothing happened for a long time.";
       if (me !== null) buttons.push(h("button", { type: "button", class: "btn primary", onclick: () => this.send("rematch") }, "Rematch"));
@@ -1512,7 +1517,9 @@ class TablePage {
     const text = t.deadline_ms ? formatSeconds(left) : "";
     for (const el of this.el.seats.querySelectorAll(".clock")) {
       const seat = Number(el.dataset.seat);
-      setText(el, seats.has(seat) ? `\u23F1 ${text}` : "");
+      // The clock mark is drawn by CSS (.clock::before): an emoji shows as an empty box
+      // where no emoji font is installed.
+      setText(el, seats.has(seat) ? text : "");
       el.classList.toggle("urgent", seats.has(seat) && left < 6000);
     }
     const mine = this.seat !== null && seats.has(this.seat);
