@@ -61,6 +61,7 @@ class Lobby {
     this.gamesBox = h("section", { class: "panel games", "aria-labelledby": "games-title", hidden: true });
     fill(
       this.root,
+      h("h1", { class: "sr-only" }, "Hearts Online: the lobby"),
       h("div", { class: "lobby" },
         h("div", { class: "lobby-col" }, this.identityBox, this.tablesBox, this.inviteBox),
         h("div", { class: "lobby-col" }, this.createBox, this.gamesBox)),
