@@ -22,7 +22,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.api import security
+from app.api import security, strict
 from app.api.routes import router as api_router
 from app.api.sessions import SessionChanges
 from app.db import Database
@@ -63,6 +63,8 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
     app.add_middleware(SessionChanges)
     # Security headers on every response (errors too) and the Origin check: app/api/security.py.
     security.install(app, allowed_origins=settings.allowed_origins)
+    # Error answers stay encodable whatever the input held (app/api/strict.py).
+    strict.install(app)
     app.include_router(api_router)
     app.include_router(ws_router)
     try:  # accounts, history, ratings (app.db, the persistence issue)

@@ -5,19 +5,20 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Query, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from app import engine
 from app.api.limits import check_new_guest, limit_address, tables_refused
 from app.api.security import set_session_cookie
+from app.api.strict import StrictRoute
 from app.db.players import AccountError
 from app.deps import PlayerDep, ServicesDep
 from app.realtime.lobby import LobbyError, decode_cursor
 from app.tables import BOT_LEVELS, Actor, TableError
 from app.tables.limits import TooManyTables
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", route_class=StrictRoute)
 
 
 def _error(status: int, code: str, message: str) -> HTTPException:
@@ -25,10 +26,15 @@ def _error(status: int, code: str, message: str) -> HTTPException:
 
 
 class GuestIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
     name: str = Field(max_length=200)
 
 
 class TableIn(BaseModel):
+    # Types are taken as they are: "yes" is not true, "5" is not 5 (refuse rather than bend).
+    model_config = ConfigDict(strict=True)
+
     preset: str = "classic"
     options: dict[str, Any] = Field(default_factory=dict)
     private: bool = False

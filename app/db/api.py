@@ -19,6 +19,7 @@ from app.api.security import (
     remember_device,
     set_session_cookie,
 )
+from app.api.strict import StrictRoute
 from app.db import players as players_module
 from app.db import stats
 from app.db.auth import issue_token, revoke_all, revoke_token
@@ -45,7 +46,7 @@ from app.db.schemas import (
     TokenOut,
 )
 
-router = APIRouter(prefix="/api", tags=["players and results"])
+router = APIRouter(prefix="/api", tags=["players and results"], route_class=StrictRoute)
 
 # Sign-in: growing delays after failures, never a lockout (app.db.ratelimit.LoginThrottle,
 # HEARTS_LOGIN_* settings).
@@ -274,7 +275,8 @@ def player_games(
     offset: Offset = 0,
 ) -> GameList:
     """A player's ended games, newest first: games at private tables only to those who played
-    them."""
+    them. A ``variant`` filter that is no preset is 422 ``unknown_variant``."""
+    _known_variant(variant, 422)
     return stats.game_history(
         database,
         player_id,
@@ -295,7 +297,9 @@ def leaderboard(
     offset: Offset = 0,
 ) -> Leaderboard:
     """Ratings of a variant (an engine preset), best first, among players with at least
-    `min_games` rated games; registered accounts only unless `include_guests`."""
+    `min_games` rated games; registered accounts only unless `include_guests`. A name that is
+    no preset is 404 ``unknown_variant`` (not an empty board)."""
+    _known_variant(variant, 404)
     return stats.leaderboard(
         database,
         variant,
@@ -304,6 +308,17 @@ def leaderboard(
         offset=offset,
         include_guests=include_guests,
     )
+
+
+def _known_variant(variant: str | None, status: int) -> None:
+    from app.engine import PRESETS
+
+    if variant is not None and variant not in PRESETS:
+        _fail(
+            status,
+            "unknown_variant",
+            f"no such variant; the variants are the presets: {', '.join(PRESETS)}",
+        )
 
 
 def _viewer_id(viewer: PlayerInfo | None) -> str | None:

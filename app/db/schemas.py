@@ -5,22 +5,28 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.db.models import PlayerPublic
 
 
 class Credentials(BaseModel):
+    model_config = ConfigDict(strict=True)  # "yes" is not true, 5 is not "5"
+
     name: str = Field(max_length=200)
     password: str = Field(max_length=1000)
 
 
 class PasswordChange(BaseModel):
+    model_config = ConfigDict(strict=True)  # "yes" is not true, 5 is not "5"
+
     old_password: str = Field(max_length=1000)
     new_password: str = Field(max_length=1000)
 
 
 class DeleteRequest(BaseModel):
+    model_config = ConfigDict(strict=True)  # "yes" is not true, 5 is not "5"
+
     # Required for an account; a guest may leave it out.
     password: str | None = Field(default=None, max_length=1000)
 

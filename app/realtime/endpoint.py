@@ -114,9 +114,15 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
         player = await services.identity.verify(token) if token else None
     last_version = hello.data.get("last_version")
     if last_version is not None and (
-        not isinstance(last_version, int) or isinstance(last_version, bool)
+        not isinstance(last_version, int) or isinstance(last_version, bool) or last_version < 0
     ):
-        last_version = None
+        # Refuse rather than bend: a client that names a version it saw must name a real one.
+        await _close(
+            ws,
+            m.error("bad_hello", "last_version must be a whole number of 0 or more (or absent)"),
+            CLOSE_PROTOCOL,
+        )
+        return
     try:
         table, _state = await services.tables.read(table_id)
     except TableError as exc:

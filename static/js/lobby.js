@@ -583,9 +583,10 @@ class Lobby {
       if (JSON.stringify(value) !== JSON.stringify(base[key])) out[key] = value;
     }
     if ("players" in out) {
-      const n = out.players;
-      if (out.deck === DECKS_BY_PLAYERS[n][0]) delete out.deck;
-      if (out.pass_count === PASS_COUNT_BY_PLAYERS[n]) delete out.pass_count;
+      // What the form shows is what the table plays: with another player count the server
+      // would otherwise pick that count's usual deck and pass count for values left out.
+      if ("deck" in this.values) out.deck = this.values.deck;
+      if ("pass_count" in this.values) out.pass_count = this.values.pass_count;
     }
     if (this.values.end === "score") delete out.hands;
     if (this.values.end === "hands") delete out.target_score;

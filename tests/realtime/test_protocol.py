@@ -91,6 +91,24 @@ async def test_bad_input_gets_typed_errors_and_changes_nothing(server: str) -> N
     await alice.close()
 
 
+async def test_a_malformed_last_version_in_hello_is_refused(server: str) -> None:
+    """Refuse rather than bend (issue 20): a last_version that is no whole number of 0 or
+    more was silently ignored; it is now an error and the socket closes (4400)."""
+    token, _ = await guest(server, "Host")
+    table_id = (await create_table(server, token, preset="classic"))["table"]["id"]
+    for bad in ("7", -1, 1.5, True, [3]):
+        client = Client(server, table_id, token, "odd")
+        await client.connect(last_version=bad)  # type: ignore[arg-type]
+        err = await client.wait(lambda m: m["type"] == "error")
+        assert err["code"] == "bad_hello", bad
+        await asyncio.wait_for(client._reader, 10)  # type: ignore[arg-type]
+        assert client.closed_code == 4400
+    fine = Client(server, table_id, token, "fine")
+    await fine.connect(last_version=0)
+    assert (await fine.wait(lambda m: m["type"] in ("state", "events")))["type"]
+    await fine.close()
+
+
 async def test_unknown_table_bad_token_and_private_table(server: str) -> None:
     ghost = Client(server, "no-such-table", None, "ghost")
     await ghost.connect()
