@@ -87,11 +87,44 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
             }
         )
 
+    @app.get("/readyz")
+    async def readyz() -> JSONResponse:
+        """Readiness: Redis and the database each answer (503 when either does not). /healthz
+        stays the liveness check (the process and its Redis), for restarts."""
+        services: Services = app.state.services
+        redis_ok = await _answers(services.redis.ping())
+        database_ok = await _answers(run_in_threadpool(_database_answers, services.database))
+        ok = redis_ok and database_ok
+        return JSONResponse(
+            {"ok": ok, "redis": redis_ok, "database": database_ok},
+            status_code=200 if ok else 503,
+            headers=None if ok else {"Retry-After": "5"},
+        )
+
     if STATIC_DIR.is_dir() and (STATIC_DIR / "index.html").exists():
         from fastapi.staticfiles import StaticFiles
 
         app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="static")
     return app
+
+
+READY_TIMEOUT_SECONDS = 3.0
+
+
+async def _answers(check: Any) -> bool:
+    """Whether the awaitable ``check`` completes without error within the readiness timeout."""
+    try:
+        await asyncio.wait_for(check, READY_TIMEOUT_SECONDS)
+    except Exception:
+        return False
+    return True
+
+
+def _database_answers(database: Database) -> None:
+    import sqlalchemy as sa
+
+    with database.engine.connect() as connection:
+        connection.execute(sa.text("SELECT 1"))
 
 
 async def start_services(settings: Settings, *, fake_redis_server: Any = None) -> Services:

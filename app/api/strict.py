@@ -9,7 +9,8 @@ Two kinds of text get through JSON and URLs but break later:
 ``StrictRoute`` is the route class of every HTTP router: before the route's own parsing it
 checks the path parameters, the query string and the JSON body, and answers 422 ``bad_text``
 for either kind, naming where it was. The handlers below keep error answers encodable even for
-input that slips past (they never echo a lone surrogate).
+input that slips past (they never echo a lone surrogate), and answer 503
+``database_unavailable`` with Retry-After when the database does not answer.
 """
 
 from __future__ import annotations
@@ -133,6 +134,30 @@ async def http_error(_request: Request, exc: Exception) -> Response:
     return JSONResponse({"detail": _safe(exc.detail)}, status_code=exc.status_code, headers=headers)
 
 
+DATABASE_RETRY_AFTER_SECONDS = 5
+
+
+async def database_unavailable(_request: Request, _exc: Exception) -> JSONResponse:
+    """The database did not answer (down, restarting, unreachable): 503 with a stable code and
+    Retry-After, never a bare 500. Nothing was changed (the session was rolled back)."""
+    return JSONResponse(
+        {
+            "detail": {
+                "code": "database_unavailable",
+                "message": "the database is not answering; try again in a few seconds",
+            }
+        },
+        status_code=503,
+        headers={"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)},
+    )
+
+
 def install(app: Any) -> None:
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
+    # OperationalError: connection refused or lost, server shutting down, timeouts;
+    # InterfaceError: the driver's connection is gone.
+    app.add_exception_handler(OperationalError, database_unavailable)
+    app.add_exception_handler(InterfaceError, database_unavailable)

@@ -1,0 +1,81 @@
+"""While the database does not answer (issue 20): every SQL-backed route answers 503
+``database_unavailable`` with Retry-After (never a bare 500), /healthz stays the liveness check
+and /readyz says which service is missing. A PostgreSQL URL on a port where nothing listens
+stands for the outage: connecting fails at once, as it does while a server is down."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.auth import _signer
+from app.main import create_app
+from app.settings import load_settings
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # closed again when the block ends: nothing listens
+
+
+def _client(database_url: str) -> TestClient:
+    settings = load_settings(
+        database_url=database_url,
+        redis_url="memory://",
+        secret_key="outage-test-secret-key",
+        migrate_on_start=False,
+        run_outbox_worker=False,
+        bot_workers=0,
+    )
+    return TestClient(create_app(settings), raise_server_exceptions=False)
+
+
+@pytest.fixture
+def down() -> Iterator[TestClient]:
+    url = f"postgresql+psycopg://postgres@127.0.0.1:{_closed_port()}/test"
+    with _client(url) as client:
+        yield client
+
+
+def test_sql_routes_answer_503_with_retry_after_while_the_database_is_down(
+    down: TestClient,
+) -> None:
+    # A well-signed token whose session must be looked up (a guest back after a while).
+    token = _signer("outage-test-secret-key").sign("some-session-id").decode("ascii")
+    headers = {"Authorization": f"Bearer {token}"}
+    for method, path, body in [
+        ("POST", "/api/guest", {"name": "Tess"}),
+        ("POST", "/api/account/register", {"name": "tess", "password": "a long password"}),
+        ("POST", "/api/account/login", {"name": "tess", "password": "a long password"}),
+        ("GET", "/api/players/abc", None),
+        ("GET", "/api/players/abc/games", None),
+        ("GET", "/api/leaderboards/classic", None),
+        ("GET", "/api/games/1", None),
+        ("GET", "/api/me", None),
+        ("POST", "/api/tables", {"preset": "classic"}),
+    ]:
+        answer = down.request(method, path, json=body, headers=headers)
+        assert answer.status_code == 503, (path, answer.status_code, answer.text)
+        assert answer.json()["detail"]["code"] == "database_unavailable"
+        assert answer.headers["retry-after"] == "5"
+
+
+def test_healthz_is_liveness_and_readyz_names_the_missing_service(down: TestClient) -> None:
+    assert down.get("/healthz").status_code == 200
+    ready = down.get("/readyz")
+    assert ready.status_code == 503 and ready.headers["retry-after"]
+    assert ready.json() == {"ok": False, "redis": True, "database": False}
+
+
+def test_readyz_when_everything_answers(tmp_path: Path) -> None:
+    settings_url = f"sqlite:///{tmp_path / 'hearts.sqlite3'}"
+    with _client(settings_url) as client:
+        # migrate_on_start is off here: SELECT 1 needs no tables
+        ready = client.get("/readyz")
+        assert ready.status_code == 200
+        assert ready.json() == {"ok": True, "redis": True, "database": True}
