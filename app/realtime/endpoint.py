@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.websockets import WebSocketState
 
 from app.api.client import address_group, client_address
@@ -38,6 +39,7 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_UNKNOWN_TABLE = 4404
 CLOSE_PROTOCOL = 4400
 CLOSE_TOO_SLOW = 4408
+CLOSE_TRY_AGAIN = 1013  # RFC 6455 "try again later": a service this needs is down
 # 4429 too many sockets (per player, address or table) or new sockets too fast, 4008 a socket
 # that kept sending past its limits: app/realtime/limits.py.
 
@@ -100,18 +102,31 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
     # handshake (the Origin check of app/api/security.py has let only this site's pages in).
     token = hello.data.get("token")
     player: PlayerInfo | None = None
-    if token is not None:
-        player = await services.identity.verify(token) if isinstance(token, str) else None
-        if player is None:
-            await _close(
-                ws, m.error("bad_token", "the session token is invalid or expired"), CLOSE_BAD_TOKEN
-            )
-            return
-    else:
-        token = ws.cookies.get(SESSION_COOKIE) or None
-        # A cookie whose session ended watches: the page cannot drop an HttpOnly cookie, so a
-        # close would only bring it back with the same cookie (the next HTTP call clears it).
-        player = await services.identity.verify(token) if token else None
+    try:
+        if token is not None:
+            player = await services.identity.verify(token) if isinstance(token, str) else None
+            if player is None:
+                await _close(
+                    ws,
+                    m.error("bad_token", "the session token is invalid or expired"),
+                    CLOSE_BAD_TOKEN,
+                )
+                return
+        else:
+            token = ws.cookies.get(SESSION_COOKIE) or None
+            # A cookie whose session ended watches: the page cannot drop an HttpOnly cookie,
+            # so a close would only bring it back with the same cookie (the next HTTP call
+            # clears it).
+            player = await services.identity.verify(token) if token else None
+    except (OperationalError, InterfaceError):
+        # The session could not be checked (the database is down): the client comes back
+        # by itself (1013 is not final for the page), as the HTTP routes' 503 says.
+        await _close(
+            ws,
+            m.error("database_unavailable", "the database is not answering; reconnecting"),
+            CLOSE_TRY_AGAIN,
+        )
+        return
     last_version = hello.data.get("last_version")
     if last_version is not None and (
         not isinstance(last_version, int) or isinstance(last_version, bool) or last_version < 0

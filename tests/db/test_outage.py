@@ -79,3 +79,18 @@ def test_readyz_when_everything_answers(tmp_path: Path) -> None:
         ready = client.get("/readyz")
         assert ready.status_code == 200
         assert ready.json() == {"ok": True, "redis": True, "database": True}
+
+
+def test_a_socket_whose_session_cannot_be_checked_is_told_to_come_back(down: TestClient) -> None:
+    """The hello's token needs the database: the socket gets database_unavailable and close
+    1013 (try again later, which the page follows by reconnecting), not an internal error."""
+    from starlette.websockets import WebSocketDisconnect
+
+    token = _signer("outage-test-secret-key").sign("some-session-id").decode("ascii")
+    with down.websocket_connect("/ws/tables/anything") as ws:
+        ws.send_json({"type": "hello", "token": token})
+        error = ws.receive_json()
+        assert error["type"] == "error" and error["code"] == "database_unavailable"
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 1013
