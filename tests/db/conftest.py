@@ -20,6 +20,7 @@ import pytest_asyncio
 import sqlalchemy as sa
 
 from app.db import Database, make_database, upgrade_to_head
+from tests.store.conftest import drop_results_stream  # noqa: F401 - autouse: a test's global Redis keys go
 
 PG_URL = os.environ.get(
     "HEARTS_TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

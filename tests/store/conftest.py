@@ -18,8 +18,10 @@ def drop_results_stream(request: pytest.FixtureRequest, namespace: str) -> Itera
     if callspec is not None and callspec.params.get("redis_client") == "real":
         client = redis.Redis.from_url(REDIS_URL)
         try:
-            client.delete(
-                "{" + namespace + ":outbox}:results", f"{namespace}:due", f"{namespace}:lobby"
-            )
+            # Every key of the namespace and of namespaces made from it ("<namespace>b"): the
+            # global ones have no expiry and would stay for good.
+            doomed = list(client.scan_iter(match=f"*{namespace}*", count=1000))
+            if doomed:
+                client.delete(*doomed)
         finally:
             client.close()
