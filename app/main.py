@@ -282,3 +282,18 @@ async def stop_services(services: Services) -> None:
     with contextlib.suppress(Exception):
         await services.redis.aclose()
     services.database.dispose()
+
+
+_MODULE_APP: FastAPI | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """``app.main:app``, the conventional entry point (``uvicorn app.main:app``), built from the
+    environment's settings on first use (PEP 562): importing this module still builds nothing,
+    so tests and tools that import it never read the environment."""
+    global _MODULE_APP
+    if name == "app":
+        if _MODULE_APP is None:
+            _MODULE_APP = create_app(load_settings())
+        return _MODULE_APP
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
