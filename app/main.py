@@ -25,7 +25,8 @@ from starlette.concurrency import run_in_threadpool
 from app.api import security, strict
 from app.api.routes import router as api_router
 from app.api.sessions import SessionChanges
-from app.db import Database
+from app.api.static import StaticSite
+from app.db import Database, deployment
 from app.deps import Identity, Services
 from app.realtime.endpoint import router as ws_router
 from app.realtime.hub import Hubs
@@ -47,7 +48,11 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        services = await start_services(settings, fake_redis_server=fake_redis_server)
+        try:
+            services = await start_services(settings, fake_redis_server=fake_redis_server)
+        except deployment.DeploymentMismatch as error:
+            log.critical("hearts-server cannot start: %s", error)
+            raise
         app.state.services = services
         # app.db.api reads these names (docs/persistence.md).
         app.state.database = services.database
@@ -102,9 +107,11 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
         )
 
     if STATIC_DIR.is_dir() and (STATIC_DIR / "index.html").exists():
-        from fastapi.staticfiles import StaticFiles
-
-        app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="static")
+        # Compressed once, versioned URLs cached for a year, index.html revalidated
+        # (app/api/static.py). Inside the security middleware like every response.
+        site = StaticSite(STATIC_DIR)
+        app.state.static = site
+        app.mount("/", site, name="static")
     return app
 
 
@@ -136,6 +143,9 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
     if settings.migrate_on_start:
         await run_in_threadpool(upgrade_to_head, settings.database_url)
     database = make_database(settings.database_url)
+    # The Redis namespace belongs to one database: refuse to share its results stream with
+    # another deployment (app.db.deployment; raises DeploymentMismatch).
+    await deployment.check(redis, settings.redis_namespace, database)
     # Finished hands and games are added to the outbox stream by the commit script itself.
     store = TableStore(
         redis,
@@ -183,7 +193,9 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
         # The in-process stand-in cannot be shared with another process.
         from app.db.outbox import OutboxWorker
 
-        worker = OutboxWorker(redis, database, stream=results_stream(settings))
+        worker = OutboxWorker(
+            redis, database, stream=results_stream(settings), namespace=settings.redis_namespace
+        )
         services.background.append(asyncio.create_task(worker.run(stop), name="outbox"))
     elif settings.run_outbox_worker:
         outbox = OutboxProcess(settings)
@@ -234,6 +246,7 @@ class OutboxProcess:
                 results_stream(self.settings),
                 self.settings.log_level,
                 os.getpid(),
+                self.settings.redis_namespace,
             ),
             name="hearts-outbox",
             daemon=True,

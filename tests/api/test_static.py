@@ -1,0 +1,156 @@
+"""The page's static files (app/api/static.py): compressed, served under versioned URLs that
+are cached for a year, index.html revalidated; the security headers stay on every answer."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.api.static import StaticSite, accepts_gzip
+from app.main import STATIC_DIR
+from tests.api.test_security import assert_hardened, build
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(build(tmp_path), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def page_refs(html: str) -> list[str]:
+    return re.findall(r'(?:href|src)="(/[^"]+)"', html)
+
+
+def test_the_page_names_its_files_by_version_and_is_revalidated(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    assert page.headers["cache-control"] == "no-cache"
+    assert page.headers["etag"]
+    refs = page_refs(page.text)
+    version = client.app.state.static.version  # type: ignore[attr-defined]
+    assert f"/v/{version}/css/style.css" in refs
+    assert f"/v/{version}/js/app.js" in refs
+    # Every file the page names is versioned, immutable, and the same bytes as on disk.
+    for ref in refs:
+        assert ref.startswith(f"/v/{version}/"), ref
+        reply = client.get(ref)
+        assert reply.status_code == 200, ref
+        assert reply.headers["cache-control"] == IMMUTABLE, ref
+        assert_hardened(reply)
+        name = ref.removeprefix(f"/v/{version}/")
+        assert reply.content == (STATIC_DIR / name).read_bytes()
+    # A revisit sends the ETag: 304, no body.
+    again = client.get("/", headers={"If-None-Match": page.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["etag"] == page.headers["etag"]
+
+
+def test_module_imports_resolve_under_the_versioned_prefix(client: TestClient) -> None:
+    """The modules import each other by relative URL: every import of every module, resolved
+    against its versioned URL, is a versioned, immutable file of the same version."""
+    version = client.app.state.static.version  # type: ignore[attr-defined]
+    imports = re.compile(r"""(?:from\s+|import\s*\(\s*)["'](\.{1,2}/[^"']+)["']""")
+    seen = 0
+    for module in sorted((STATIC_DIR / "js").glob("*.js")):
+        for spec in imports.findall(module.read_text()):
+            assert spec.startswith("./"), (module.name, spec)  # resolves to /v/<version>/js/...
+            reply = client.get(f"/v/{version}/js/{spec[2:]}")
+            assert reply.status_code == 200, (module.name, spec)
+            assert reply.headers["cache-control"] == IMMUTABLE
+            seen += 1
+    assert seen >= 10
+
+
+def test_files_are_sent_gzipped_to_browsers_that_accept_it(client: TestClient) -> None:
+    version = client.app.state.static.version  # type: ignore[attr-defined]
+    for name in ("js/table.js", "css/style.css", "js/lobby.js"):
+        plain = client.get(f"/v/{version}/{name}", headers={"Accept-Encoding": "identity"})
+        packed = client.get(
+            f"/v/{version}/{name}", headers={"Accept-Encoding": "gzip, deflate, br"}
+        )
+        assert "content-encoding" not in plain.headers
+        assert packed.headers["content-encoding"] == "gzip"
+        assert packed.headers["vary"] == plain.headers["vary"] == "Accept-Encoding"
+        # httpx decodes the body; the bytes on the wire are the Content-Length.
+        assert packed.content == plain.content == (STATIC_DIR / name).read_bytes()
+        assert int(packed.headers["content-length"]) < len(plain.content) / 2
+        assert packed.headers["etag"] != plain.headers["etag"]
+    page = client.get("/", headers={"Accept-Encoding": "gzip"})
+    assert page.headers["content-encoding"] == "gzip"
+    assert_hardened(page)
+
+
+def test_gzip_body_on_the_wire_is_the_file(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text('<link rel="stylesheet" href="/css/a.css">')
+    (tmp_path / "css").mkdir()
+    (tmp_path / "css" / "a.css").write_text("body { color: red; }\n" * 200)
+    site = StaticSite(tmp_path)
+    found, cache = site.find(f"/v/{site.version}/css/a.css")
+    assert found is not None and found.gzipped is not None
+    assert gzip.decompress(found.gzipped) == found.body
+    assert cache == b"public, max-age=31536000, immutable"
+    assert site.index is not None
+    assert f'href="/v/{site.version}/css/a.css"'.encode() in site.index.body
+    # Another file's change is another version (a cached page never mixes old and new files).
+    (tmp_path / "css" / "a.css").write_text("body { color: blue; }\n")
+    assert StaticSite(tmp_path).version != site.version
+
+
+def test_old_versions_and_unversioned_paths_are_not_cached_for_long(client: TestClient) -> None:
+    for path in ("/v/0123456789abcdef/js/app.js", "/js/app.js", "/css/style.css"):
+        reply = client.get(path)
+        assert reply.status_code == 200, path
+        assert reply.headers["cache-control"] == "no-cache", path
+        etag = reply.headers["etag"]
+        assert client.get(path, headers={"If-None-Match": etag}).status_code == 304
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/nope.js", "/v/x/js/nope.js", "/v/", "/../pyproject.toml", "/js/../../pyproject.toml"],
+)
+def test_unknown_files_are_404(client: TestClient, path: str) -> None:
+    reply = client.get(path)
+    assert reply.status_code == 404
+    assert_hardened(reply)
+
+
+def test_writes_to_static_paths_are_refused(client: TestClient) -> None:
+    reply = client.post("/js/app.js", headers={"X-Requested-With": "hearts"})
+    assert reply.status_code == 405
+    head = client.head("/js/app.js", headers={"Accept-Encoding": "identity"})
+    assert head.status_code == 200 and head.content == b""
+    assert int(head.headers["content-length"]) == len((STATIC_DIR / "js/app.js").read_bytes())
+
+
+def test_the_page_has_a_description() -> None:
+    html = (STATIC_DIR / "index.html").read_text()
+    match = re.search(r'<meta name="description" content="([^"]+)"', html)
+    assert match and 50 <= len(match[1]) <= 160
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("gzip", True),
+        ("gzip, deflate, br, zstd", True),
+        ("deflate, gzip;q=0.5", True),
+        ("gzip;q=0", False),
+        ("identity", False),
+        ("", False),
+        ("*", True),
+        ("*;q=0", False),
+        ("gzip;q=0, *", False),
+        ("br;q=1, *;q=0.1", True),
+        ("gzip;q=bad", False),
+    ],
+)
+def test_accept_encoding(header: str, expected: bool) -> None:
+    assert accepts_gzip(header.encode()) is expected
