@@ -237,8 +237,25 @@ def describe_options() -> list[dict[str, object]]:
         else:
             entry["kind"] = "int"
             entry["min"], entry["max"] = _INT_RANGES[f.name]
+        if f.name == "players":
+            # the one game whose player count is an option (classic) takes 3, 4 or 5
+            entry["choices"] = sorted(DECKS)
         if f.name == "deck":
             entry["choices_by_players"] = {str(n): list(d) for n, d in DECKS.items()}
+            # what make_rules picks when only the player count changes
+            entry["default_by_players"] = {str(n): d[0] for n, d in DECKS.items()}
+        if f.name == "passing":
+            # validate(): each game's cycles, and no "across" without a seat across
+            entry["choices_by_game"] = {
+                "classic": list(PASSING),
+                "dummy": ["none", "lr"],
+                "double": [p for p in PASSING if p != "dealer"],
+            }
+            entry["choices_by_players"] = {
+                str(n): [p for p in PASSING if n == 4 or p != "lra"] for n in (2, 3, 4, 5)
+            }
+        if f.name == "pass_count":
+            entry["default_by_players"] = {str(n): 2 if n == 5 else 3 for n in sorted(DECKS)}
         if f.name == "spade_penalties":
             entry["min"], entry["max"] = 1, 50
         if f.name == "hands":

@@ -580,3 +580,44 @@ def test_the_advertised_range_of_every_int_option_is_what_the_engine_accepts() -
         for value in (lo - 1, hi + 1):
             with pytest.raises(RulesError):
                 make_rules(preset, {**extra, name: value})
+
+
+def test_the_advertised_choices_by_game_and_player_count_are_what_the_engine_accepts() -> None:
+    """Issue 19: the create form takes every choice from describe_options (no copy of the
+    engine's rules in the page): the player counts, each game's passing cycles by player
+    count, and the deck and pass count a player count brings."""
+    from app.engine import PRESETS, describe_options
+
+    options = {str(entry["name"]): entry for entry in describe_options()}
+    players: list[int] = options["players"]["choices"]  # type: ignore[assignment]
+    for n in players:
+        make_rules("classic", {"players": n})
+    with pytest.raises(RulesError):
+        make_rules("classic", {"players": 2})
+    passing = options["passing"]
+    by_game: dict[str, list[str]] = passing["choices_by_game"]  # type: ignore[assignment]
+    by_players: dict[str, list[str]] = passing["choices_by_players"]  # type: ignore[assignment]
+    assert set(by_game) == set(passing["games"])  # type: ignore[arg-type]
+    checked = 0
+    for preset, rules in PRESETS.items():
+        if rules.game not in by_game:
+            continue
+        counts = players if rules.game == "classic" else [rules.players]
+        for n in counts:
+            extra: dict[str, object] = {} if n == rules.players else {"players": n}
+            allowed = set(by_game[rules.game]) & set(by_players[str(n)])
+            for cycle in passing["choices"]:  # type: ignore[attr-defined]
+                if cycle in allowed:
+                    make_rules(preset, {**extra, "passing": cycle})
+                else:
+                    with pytest.raises(RulesError):
+                        make_rules(preset, {**extra, "passing": cycle})
+                checked += 1
+    assert checked > 50
+    deck_defaults: dict[str, str] = options["deck"]["default_by_players"]  # type: ignore[assignment]
+    count_defaults: dict[str, int] = options["pass_count"]["default_by_players"]  # type: ignore[assignment]
+    for n in players:
+        rules = make_rules("classic", {"players": n})
+        assert rules.deck == deck_defaults[str(n)]
+        assert rules.pass_count == count_defaults[str(n)]
+        assert rules.deck in options["deck"]["choices_by_players"][str(n)]  # type: ignore[index]
