@@ -43,6 +43,7 @@ def run_outbox_process(
     stream: str,
     log_level: str = "info",
     parent: int | None = None,
+    namespace: str | None = None,
 ) -> None:
     """The results writer (app.db.outbox) of one server, in a process of its own.
 
@@ -68,7 +69,7 @@ def run_outbox_process(
         redis = make_redis(redis_url)
         database = make_database(database_url)
         try:
-            await OutboxWorker(redis, database, stream=stream).run(stop)
+            await OutboxWorker(redis, database, stream=stream, namespace=namespace).run(stop)
         finally:
             await redis.aclose()
             database.dispose()

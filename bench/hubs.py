@@ -119,7 +119,10 @@ async def run(instances: int, tables: int, redis_url: str) -> tuple[int, float, 
             await stop_services(service)
         client = redis.Redis.from_url(redis_url)
         client.delete(
-            f"{namespace}:due", f"{namespace}:lobby", "{" + namespace + ":outbox}:results"
+            f"{namespace}:due",
+            f"{namespace}:lobby",
+            f"{namespace}:database",
+            "{" + namespace + ":outbox}:results",
         )
         client.close()
 

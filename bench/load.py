@@ -667,7 +667,10 @@ def main() -> None:
             # The namespace's global keys have no expiry (the tables' keys do).
             client = redis.Redis.from_url(args.redis_url)
             client.delete(
-                f"{namespace}:due", f"{namespace}:lobby", "{" + namespace + ":outbox}:results"
+                f"{namespace}:due",
+                f"{namespace}:lobby",
+                f"{namespace}:database",
+                "{" + namespace + ":outbox}:results",
             )
             client.close()
 

@@ -225,7 +225,7 @@ def run_size(tables: int, args: argparse.Namespace) -> tuple[dict[str, Any], int
             for i in range(0, tables, 500):
                 ids = [f"{namespace}x{j:05d}" for j in range(i, min(tables, i + 500))]
                 client.delete(*[f"{{table:{t}}}:{k}" for t in ids for k in ("ver", "state", "log")])
-            client.delete(f"{namespace}:lobby", f"{namespace}:due")
+            client.delete(f"{namespace}:lobby", f"{namespace}:due", f"{namespace}:database")
             client.close()
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
@@ -48,9 +48,27 @@ def real_redis_url() -> str:
 
 
 @pytest.fixture
-def namespace() -> str:
-    """A fresh key namespace per test, so runs sharing one Redis never collide."""
-    return "t" + uuid.uuid4().hex[:12]
+def namespace() -> Iterator[str]:
+    """A fresh key namespace per test, so runs sharing one Redis never collide. Its keys on the
+    real Redis go afterwards: the global ones (the outbox stream, the due set, the lobby hash,
+    ``<namespace>:database``) have no expiry and would stay for good."""
+    name = "t" + uuid.uuid4().hex[:12]
+    yield name
+    if _REAL_REDIS:  # a test of this run used the real Redis
+        drop_namespace(REDIS_URL, name)
+
+
+def drop_namespace(url: str, namespace: str) -> None:
+    """Delete every key of ``namespace`` (and of namespaces made from it, "<namespace>b")."""
+    client = redis.Redis.from_url(url, socket_connect_timeout=1)
+    try:
+        doomed = list(client.scan_iter(match=f"*{namespace}*", count=1000))
+        if doomed:
+            client.delete(*doomed)
+    except redis.RedisError:
+        pass
+    finally:
+        client.close()
 
 
 @pytest_asyncio.fixture(params=["fake", "real"])

@@ -208,3 +208,19 @@ class RatingChange(SQLModel, table=True):
     before: float
     after: float
     created_at: datetime = _ts()
+
+
+# --- deployment ----------------------------------------------------------------------------
+
+
+class Deployment(SQLModel, table=True):
+    """One row (id 1): this database's identity, a random id made by migration 0004. Each
+    server records it in Redis under ``<namespace>:database`` at start (app.db.deployment), so
+    two deployments that share a Redis namespace but not a database refuse to start instead of
+    taking each other's results from the shared outbox stream."""
+
+    __tablename__ = "deployment"
+
+    id: int = Field(default=1, primary_key=True)
+    database_id: str = Field(max_length=32)
+    created_at: datetime = _ts()

@@ -25,6 +25,7 @@ import orjson
 import sqlalchemy as sa
 
 from app.db.database import Database
+from app.db.deployment import DeploymentMismatch, claim, read_database_id
 from app.db.events import EVENT_SCHEMA, BadEvent
 from app.db.results import write_event
 
@@ -99,8 +100,13 @@ class OutboxWorker:
         retry_base: float = 0.5,
         retry_max: float = 30.0,
         max_attempts: int = 10,
+        namespace: str | None = None,
     ) -> None:
         self.redis = redis
+        # The Redis namespace whose stream this is: before taking a record the worker checks
+        # that the namespace belongs to its database (app.db.deployment); None skips the check.
+        self.namespace = namespace
+        self._identity_checked = namespace is None
         self.database = database
         self.stream = stream
         self.group = group
@@ -128,6 +134,17 @@ class OutboxWorker:
                 raise
         self._group_ready = True
 
+    async def check_identity(self) -> None:
+        """Once: claim the namespace for this worker's database, or raise
+        ``DeploymentMismatch`` (its stream holds another deployment's results). Raises the
+        driver's error while the database does not answer (the caller backs off)."""
+        if self._identity_checked or self.namespace is None:
+            return
+        database_id = await asyncio.to_thread(read_database_id, self.database)
+        if database_id is not None:  # None: not migrated yet, and writing fails anyway
+            await claim(self.redis, self.namespace, database_id)
+        self._identity_checked = True
+
     async def run(self, stop_event: asyncio.Event) -> None:
         """Work until `stop_event` is set. Survives Redis and database outages."""
         log.info("outbox worker %s started on %s", self.consumer, self.stream)
@@ -136,10 +153,14 @@ class OutboxWorker:
             before = self.handled
             started = loop.time()
             try:
+                await self.check_identity()
                 await self.ensure_group()
                 ok = await self.step()
             except asyncio.CancelledError:
                 raise
+            except DeploymentMismatch as error:
+                log.critical("outbox worker %s stops: %s", self.consumer, error)
+                return
             except Exception as error:  # Redis down, or anything unexpected: back off, go on
                 if "NOGROUP" in str(error):
                     self._group_ready = False
@@ -177,6 +198,7 @@ class OutboxWorker:
 
     async def drain(self) -> None:
         """Handle everything available now, then return (tests, shutdown)."""
+        await self.check_identity()
         await self.ensure_group()
         while True:
             before = self.handled

@@ -206,7 +206,7 @@ async def two_instances(kind: str, tmp_path: Path, **limits: int) -> AsyncIterat
         client = redis.Redis.from_url(real_redis_url())
         for key in client.scan_iter(match="{" + namespace + ":*"):
             client.delete(key)
-        client.delete(f"{namespace}:due", f"{namespace}:lobby")
+        client.delete(f"{namespace}:due", f"{namespace}:lobby", f"{namespace}:database")
         client.close()
 
 

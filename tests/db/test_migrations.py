@@ -19,6 +19,7 @@ TABLES = {
     "hand_score",
     "rating",
     "rating_change",
+    "deployment",
 }
 
 

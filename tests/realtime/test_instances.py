@@ -79,7 +79,10 @@ async def two_instances(kind: str, tmp_path: Any) -> AsyncIterator[tuple[str, st
     finally:  # the results stream has no expiry
         client = redis.Redis.from_url(real_redis_url())
         client.delete(
-            "{" + namespace + ":outbox}:results", f"{namespace}:due", f"{namespace}:lobby"
+            "{" + namespace + ":outbox}:results",
+            f"{namespace}:due",
+            f"{namespace}:lobby",
+            f"{namespace}:database",
         )
         client.close()
 
