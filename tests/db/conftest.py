@@ -7,6 +7,7 @@ Redis test its own keys, so runs can overlap.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -174,3 +175,80 @@ def any_redis(request: pytest.FixtureRequest) -> Any:
 def stream_key() -> str:
     """A unique outbox stream per test, so tests sharing one Redis never meet."""
     return "{hearts:test:" + uuid.uuid4().hex + "}:results"
+
+
+class ThrowawayPostgres:
+    """A PostgreSQL server of our own (initdb + pg_ctl on a spare port, in a temporary
+    folder), which a test may stop and start again: the database outage tests."""
+
+    def __init__(self, folder: Path, port: int) -> None:
+        self.folder = folder
+        self.port = port
+        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+
+    @staticmethod
+    def binaries() -> Path | None:
+        found = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
+        return found[-1].parent if found else None
+
+    def _run(self, *command: str, timeout: float = 60) -> None:
+        import subprocess
+
+        prefix: list[str] = []
+        if os.geteuid() == 0:  # PostgreSQL will not run as root
+            prefix = ["runuser", "-u", "postgres", "--"]
+        bin_dir = self.binaries()
+        assert bin_dir is not None
+        subprocess.run(
+            [*prefix, str(bin_dir / command[0]), *command[1:]],
+            check=True,
+            capture_output=True,
+            timeout=timeout,
+        )
+
+    def init(self) -> None:
+        self._run("initdb", "-D", str(self.folder / "data"), "-U", "postgres", "-A", "trust")
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        )
+        self._run(
+            "pg_ctl", "-D", str(self.folder / "data"), "-o", options, "-l",
+            str(self.folder / "log"), "-w", "start",
+        )  # fmt: skip
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "fast", "-w", "stop")
+
+
+@pytest.fixture
+def throwaway_postgres() -> Iterator[ThrowawayPostgres]:
+    """A running PostgreSQL of this test's own, removed afterwards (fails in CI when it cannot
+    be made, skips elsewhere)."""
+    import socket
+    import tempfile
+
+    if ThrowawayPostgres.binaries() is None:
+        unavailable("PostgreSQL server binaries", "none under /usr/lib/postgresql/*/bin")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    folder = Path(tempfile.mkdtemp(prefix="hearts-pg-"))
+    folder.chmod(0o777)
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres")
+    server = ThrowawayPostgres(folder, port)
+    try:
+        server.init()
+        server.start()
+    except Exception as error:  # noqa: BLE001
+        shutil.rmtree(folder, ignore_errors=True)
+        unavailable("a throwaway PostgreSQL", error)
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(Exception):
+            server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
