@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import importlib
 import logging
 import secrets
 from collections.abc import AsyncIterator
@@ -23,6 +22,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.api import security, strict
+from app.api.accounts import router as accounts_router
 from app.api.routes import router as api_router
 from app.api.sessions import SessionChanges
 from app.api.static import StaticSite
@@ -54,7 +54,7 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
             log.critical("hearts-server cannot start: %s", error)
             raise
         app.state.services = services
-        # app.db.api reads these names (docs/persistence.md).
+        # app.api.deps reads these names (docs/persistence.md).
         app.state.database = services.database
         app.state.redis = services.redis
         app.state.secret_key = settings.effective_secret()
@@ -72,12 +72,7 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
     strict.install(app)
     app.include_router(api_router)
     app.include_router(ws_router)
-    try:  # accounts, history, ratings (app.db, the persistence issue)
-        db_api = importlib.import_module("app.db.api")
-    except ImportError:
-        log.info("app.db.api is not there yet; account routes are off")
-    else:
-        app.include_router(db_api.router)
+    app.include_router(accounts_router)  # accounts, profiles, history, ratings, replays
 
     @app.get("/healthz")
     async def healthz() -> JSONResponse:

@@ -1,6 +1,6 @@
 """Ending a session takes effect on open sockets at once, on every instance.
 
-The account routes (``app.db.api``: logout, password change, account deletion) revoke
+The account routes (``app.api.accounts``: logout, password change, account deletion) revoke
 sessions in SQL. This ASGI middleware watches those three routes: when one succeeds it
 publishes the player's id on the Redis channel ``<namespace>:sessions:changed``; each
 instance then forgets that player's cached tokens and closes the sockets whose session

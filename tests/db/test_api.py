@@ -11,8 +11,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.api.accounts import router
 from app.db import Database
-from app.db.api import router
 from app.db.auth import issue_token
 from app.db.players import create_guest
 from app.db.results import write_event

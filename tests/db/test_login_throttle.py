@@ -13,8 +13,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.api.accounts import router
 from app.db import Database, ratelimit
-from app.db.api import router
 from app.db.ratelimit import LoginLimits, LoginThrottle
 
 PASSWORD = "correct horse battery"
