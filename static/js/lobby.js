@@ -5,13 +5,9 @@ import { ApiError, api, logIn, register, session, signInAsGuest } from "./api.js
 import { h, fill, toast } from "./dom.js";
 import {
   BOT_LABELS,
-  DECKS_BY_PLAYERS,
   DUMMY_PASSING_LABELS,
   GAME_LABELS,
   OPTION_HELP,
-  PASSING_BY_GAME,
-  PASS_COUNT_BY_PLAYERS,
-  PRESET_VALUES,
   botLabel,
   relativeSeat,
   valueLabel,
@@ -45,6 +41,22 @@ class Lobby {
     this.total = null; // how many tables match the filter (null: not known yet)
     this.hasMore = false;
     this.socket = null;
+    // On a phone one column: you, then Create, then the tables, in the page's order too (the
+    // order keys and screen readers follow), so Create is reached before the whole list.
+    this.phone = window.matchMedia("(max-width: 760px)");
+    this.arrange = () => {
+      if (!this.layoutBox) return;
+      const focused = document.activeElement;
+      if (this.phone.matches) {
+        fill(this.layoutBox, h("div", { class: "lobby-col" },
+          this.identityBox, this.createBox, this.tablesBox, this.inviteBox, this.gamesBox));
+      } else {
+        fill(this.layoutBox,
+          h("div", { class: "lobby-col" }, this.identityBox, this.tablesBox, this.inviteBox),
+          h("div", { class: "lobby-col" }, this.createBox, this.gamesBox));
+      }
+      if (focused && focused !== document.activeElement && this.layoutBox.contains(focused)) focused.focus();
+    };
     this.onIdentity = () => {
       this.renderIdentity();
       this.renderTables();
@@ -59,25 +71,35 @@ class Lobby {
     this.createBox = h("section", { class: "panel create", "aria-labelledby": "create-title" });
     this.inviteBox = h("section", { class: "panel invite", "aria-labelledby": "invite-title" });
     this.gamesBox = h("section", { class: "panel games", "aria-labelledby": "games-title", hidden: true });
+    window.addEventListener("hearts:identity", this.onIdentity);
+    this.connectLobby();
+    this.loadMyGames();
+    // The panels appear once the create form's options are here (one small request), all
+    // at once: a form that grew after the first paint would push the panels under it down
+    // (on a phone, Create comes first). The tables fill a box of fixed height as they come.
+    this.loadPresets().finally(() => this.render());
+  }
+
+  render() {
+    if (this.destroyed) return;
     fill(
       this.root,
       h("h1", { class: "sr-only" }, "Hearts Online: the lobby"),
-      h("div", { class: "lobby" },
-        h("div", { class: "lobby-col" }, this.identityBox, this.tablesBox, this.inviteBox),
-        h("div", { class: "lobby-col" }, this.createBox, this.gamesBox)),
+      this.layoutBox = h("div", { class: "lobby" }),
     );
+    this.arrange();
+    this.phone.addEventListener("change", this.arrange);
     this.renderIdentity();
     this.renderTablesFrame();
     this.renderInvite();
-    fill(this.createBox, h("h2", { id: "create-title" }, "Create a table"), h("p", { class: "hint" }, "Loading the options\u2026"));
-    window.addEventListener("hearts:identity", this.onIdentity);
-    this.loadPresets();
-    this.connectLobby();
-    this.loadMyGames();
+    if (this.presets.length) this.renderCreate();
+    else fill(this.createBox, h("h2", { id: "create-title" }, "Create a table"), h("p", { class: "form-error" }, `The options could not be loaded: ${this.presetError || "no answer"}. Reload to try again.`));
   }
 
   destroy() {
+    this.destroyed = true;
     window.removeEventListener("hearts:identity", this.onIdentity);
+    this.phone.removeEventListener("change", this.arrange);
     if (this.socket) this.socket.close();
   }
 
@@ -266,6 +288,7 @@ class Lobby {
   }
 
   renderMore() {
+    if (!this.moreButton) return;
     // Hidden but still taking its place, so the panel keeps its height.
     this.moreButton.style.visibility = this.hasMore ? "visible" : "hidden";
   }
@@ -361,11 +384,8 @@ class Lobby {
       this.options = data.options;
       if (data.bot_levels && data.bot_levels.length) this.botLevels = data.bot_levels;
     } catch (error) {
-      fill(this.createBox, h("h2", { id: "create-title" }, "Create a table"), h("p", { class: "form-error" }, `The options could not be loaded: ${error.message}`));
-      return;
+      this.presetError = error.message;
     }
-    this.renderCreate();
-    this.renderTables();
   }
 
   renderCreate() {
@@ -416,9 +436,11 @@ class Lobby {
     const preset = this.presetInfo(presetId);
     if (!preset) return;
     this.currentPreset = preset;
+    // The preset's every value as the server states it (/api/presets): the form holds no copy
+    // of the engine's presets.
     const base = {};
     for (const option of this.options) base[option.name] = option.default;
-    Object.assign(base, PRESET_VALUES[preset.id] || {}, preset.values || {}, preset.options || {});
+    Object.assign(base, preset.values || {}, preset.options || {});
     base.players = preset.players;
     this.baseValues = base;
     this.values = structuredClone(base);
@@ -451,19 +473,23 @@ class Lobby {
       return wrap;
     }
     if (option.kind === "choice") {
-      let choices = option.choices;
-      if (option.name === "players") choices = choices.filter((c) => c >= 3);
-      if (option.name === "passing") choices = PASSING_BY_GAME[preset.game] || choices;
+      // Each game's choices as the server advertises them (those a player count refuses are
+      // hidden by refreshDependent).
+      const choices = (option.choices_by_game && option.choices_by_game[preset.game]) || option.choices;
       const select = h("select", {
         id, "aria-describedby": describedBy,
         onchange: () => {
           const raw = select.value;
           this.values[option.name] = typeof option.default === "number" ? Number(raw) : raw;
           if (option.name === "players") {
-            const n = this.values.players;
-            this.values.deck = DECKS_BY_PLAYERS[n][0];
-            this.values.pass_count = PASS_COUNT_BY_PLAYERS[n];
-            this.syncField("pass_count");
+            // The deck and pass count this many players bring (what the server would pick).
+            const n = String(this.values.players);
+            for (const other of this.options) {
+              if (other.default_by_players && n in other.default_by_players) {
+                this.values[other.name] = other.default_by_players[n];
+                this.syncField(other.name);
+              }
+            }
             this.renderSeatChoices();
           }
           this.refreshDependent();
@@ -477,9 +503,9 @@ class Lobby {
       return wrap;
     }
     if (option.kind === "int") {
-      const limits = { pass_count: [1, 5], target_score: [10, 1000], hands: [1, 100] }[option.name] || [0, 1000];
       const input = h("input", {
-        type: "number", id, min: String(limits[0]), max: String(limits[1]), value: String(value || limits[0]),
+        type: "number", id, min: String(option.min), max: String(option.max),
+        value: String(value >= option.min && value <= option.max ? value : option.min),
         inputmode: "numeric", "aria-describedby": describedBy,
         onchange: () => {
           this.values[option.name] = Number(input.value);
@@ -508,7 +534,8 @@ class Lobby {
       const values = { ...(value || {}) };
       const rows = option.choices.map((card) => {
         const amount = h("input", {
-          type: "number", min: "1", max: "50", value: String(values[card] || 10), inputmode: "numeric",
+          type: "number", min: String(option.min), max: String(option.max),
+          value: String(values[card] || Math.min(Math.max(10, option.min), option.max)), inputmode: "numeric",
           "aria-label": `Points for the ${cardWords(card)}`,
           onchange: () => {
             if (box.checked) values[card] = Number(amount.value);
@@ -536,25 +563,44 @@ class Lobby {
     if (el && this.values[name] !== undefined) el.value = String(this.values[name]);
   }
 
-  /** Show only what applies: the deck choices for this many players, target vs. number of hands. */
+  /** Show only what applies, as the server advertises it (/api/presets): the choices this
+   *  many players allow (choices_by_players: the deck, passing across), and the options that
+   *  count only with another's value (only_with: the target score, the number of hands). */
   refreshDependent() {
-    const deck = document.getElementById("opt-deck");
-    if (deck) {
-      const allowed = DECKS_BY_PLAYERS[this.values.players] || ["standard"];
-      for (const opt of deck.options) opt.hidden = !allowed.includes(opt.value);
-      deck.value = allowed.includes(this.values.deck) ? this.values.deck : allowed[0];
-      this.values.deck = deck.value;
-      deck.closest(".option").hidden = allowed.length < 2;
+    const n = String(this.values.players);
+    for (const option of this.options) {
+      const field = this.optionsBox.querySelector(`[data-option="${option.name}"]`);
+      if (!field) continue;
+      const select = field.querySelector("select");
+      if (select && option.choices_by_players && option.choices_by_players[n]) {
+        const allowed = option.choices_by_players[n].map(String);
+        const shown = [...select.options].filter((opt) => allowed.includes(opt.value));
+        for (const opt of select.options) opt.hidden = !allowed.includes(opt.value);
+        if (shown.length && !shown.some((opt) => opt.value === String(this.values[option.name]))) {
+          // The preset's value, else the option's default, else the first allowed.
+          const wanted = [this.baseValues[option.name], option.default].map(String);
+          select.value = wanted.find((v) => shown.some((opt) => opt.value === v)) || shown[0].value;
+          this.values[option.name] = typeof option.default === "number" ? Number(select.value) : select.value;
+        } else {
+          select.value = String(this.values[option.name]);
+        }
+        field.hidden = shown.length < 2;
+      }
+      if (option.only_with) {
+        const applies = this.appliesNow(option);
+        field.hidden = !applies;
+        if (applies && option.kind === "int" && !(this.values[option.name] >= option.min)) {
+          // A number of hands to start from when "after a fixed number of hands" is chosen.
+          this.values[option.name] = Math.min(Math.max(4, option.min), option.max);
+          this.syncField(option.name);
+        }
+      }
     }
-    const end = this.values.end;
-    const target = this.optionsBox.querySelector('[data-option="target_score"]');
-    const hands = this.optionsBox.querySelector('[data-option="hands"]');
-    if (target) target.hidden = end !== "score";
-    if (hands) hands.hidden = end !== "hands";
-    if (end === "hands" && !(this.values.hands > 0)) {
-      this.values.hands = 4;
-      this.syncField("hands");
-    }
+  }
+
+  /** Whether an option counts with the values chosen now (its only_with conditions hold). */
+  appliesNow(option) {
+    return Object.entries(option.only_with || {}).every(([name, value]) => this.values[name] === value);
   }
 
   seatCount() {
@@ -588,8 +634,9 @@ class Lobby {
       if ("deck" in this.values) out.deck = this.values.deck;
       if ("pass_count" in this.values) out.pass_count = this.values.pass_count;
     }
-    if (this.values.end === "score") delete out.hands;
-    if (this.values.end === "hands") delete out.target_score;
+    for (const option of this.options) {
+      if (option.name in out && !this.appliesNow(option)) delete out[option.name];
+    }
     return out;
   }
 
