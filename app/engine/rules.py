@@ -258,6 +258,8 @@ def describe_options() -> list[dict[str, object]]:
             entry["default_by_players"] = {str(n): 2 if n == 5 else 3 for n in sorted(DECKS)}
         if f.name == "spade_penalties":
             entry["min"], entry["max"] = 1, 50
+        if f.name == "target_score":
+            entry["only_with"] = {"end": "score"}  # a game of fixed hands has no target
         if f.name == "hands":
             # 0 is the default of a game played to a score; a game of fixed hands needs 1+,
             # and that is what a form asking for the number of hands may offer.
