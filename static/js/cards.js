@@ -49,6 +49,19 @@ export function cardShort(code) {
   return card.dark ? `${faceShort(card.light)}/${faceShort(card.dark)}` : faceShort(card.light);
 }
 
+/** What a card shows in its corner: "3♣", "10♦", "JK" (a joker's corner), "Q♠/3♥". */
+export function cardCorner(code) {
+  const card = parseCard(code);
+  const corner = (face) => (face.joker ? "JK" : faceShort(face));
+  return card.dark ? `${corner(card.light)}/${corner(card.dark)}` : corner(card.light);
+}
+
+/** A card control's accessible name: its visible corner text first, then the words (WCAG
+ *  2.5.3, the name contains what is seen): "3♣, three of clubs". */
+export function cardLabel(code) {
+  return `${cardCorner(code)}, ${cardName(code)}`;
+}
+
 function sortKey(code) {
   const face = parseCard(code).light;
   if (face.joker) return 100 + Number(face.code.slice(2));
@@ -89,7 +102,7 @@ export function renderCard(code, { tag = "div", className = "", label = null, le
   const attrs = {
     class: ["card", card.dark ? "double" : "single", className],
     "data-card": code,
-    "aria-label": label || cardName(code),
+    "aria-label": label || cardLabel(code),
   };
   if (tag === "div") attrs.role = "img";
   if (tag === "button") attrs.type = "button";

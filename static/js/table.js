@@ -9,7 +9,7 @@ import { api, session, signInAsGuest } from "./api.js";
 import {
   SUIT_NAMES,
   SUIT_SYMBOLS,
-  cardName,
+  cardLabel,
   cardShort,
   faceName,
   faceOf,
@@ -28,6 +28,12 @@ const POSITIONS = {
   3: ["bottom", "left", "right"],
   4: ["bottom", "left", "top", "right"],
   5: ["bottom", "left", "top-left", "top-right", "right"],
+};
+
+// Where a seat is drawn, in words for a spectator's screen reader.
+const PLACE_WORDS = {
+  bottom: "at the bottom", top: "at the top", left: "on the left", right: "on the right",
+  "top-left": "at the top left", "top-right": "at the top right",
 };
 
 // A hand's result stays up at least this long (unless closed), even if play goes on: the
@@ -290,6 +296,13 @@ class TablePage {
       this.selected.clear();
     }
     const justEnded = v && before && v.history.length > before.history.length && v.phase !== "over";
+    if (v && before && v.history.length > before.history.length) {
+      // A moon is said in the table log too: a polite live region that is always on the page
+      // (a panel that appears is not announced by every screen reader).
+      for (const r of v.history.slice(before.history.length)) {
+        if (r.moon !== null && r.moon !== undefined) this.addLog(this.moonWords(r.moon), "moon");
+      }
+    }
     // Opening the page during the pause after a hand shows that hand's result too.
     const pausedNow = v && !before && this.table && this.table.pause_until_ms && v.history.length;
     if (justEnded || pausedNow) {
@@ -655,7 +668,10 @@ class TablePage {
       for (let i = 0; i < count; i++) backs.push(renderBack("mini"));
     }
     const controls = this.seatControls(seat, s);
-    const label = `${name}${me ? " (you)" : ""}, ${relativeSeat(this.seat === null ? 0 : this.seat, seat, t.players)}`;
+    // Said once: "Alex (you)" for my seat; another seat by where it sits from mine ("Ann, on
+    // your left"), or for a spectator by where it is drawn ("Ann, at the bottom").
+    let label = `${name} (you)`;
+    if (!me) label = `${name}, ${this.seat === null ? PLACE_WORDS[pos] : relativeSeat(this.seat, seat, t.players)}`;
     el.setAttribute("aria-label", label);
     fill(el,
       h("div", { class: "seat-name" },
@@ -829,14 +845,14 @@ class TablePage {
       if (i === 0) classes.push("lead");
       const cardEl = renderCard(play.card, {
         className: classes.join(" "),
-        label: `${cardName(play.card)}, played by ${who}${i === 0 && ledFace ? `, leading with the ${ledFace === "dark" ? "Dark" : "Light"} face` : ""}`,
+        label: `${cardLabel(play.card)}, played by ${who}${i === 0 && ledFace ? `, leading with the ${ledFace === "dark" ? "Dark" : "Light"} face` : ""}`,
         leadFace: i === 0 ? ledFace : null,
       });
       if (this.game === "double" && ledSuit) markLedFaces(cardEl, play.card, ledSuit, i === 0 ? ledFace : null);
       const node = h("div", {
         class: ["slot", `slot-${slot}`, fresh && !done ? "enter" : "", done ? "done" : "", winner ? "winner" : ""],
         "data-slot": slot, "data-card": play.card,
-      }, cardEl, h("span", { class: "slot-name" }, who));
+      }, cardEl, this.slotName(play, who));
       node.dataset.key = key;
       if (el) el.replaceWith(node);
       else area.appendChild(node);
@@ -881,6 +897,15 @@ class TablePage {
       this.el.trickInfo.dataset.key = key;
       fill(this.el.trickInfo, children);
     }
+  }
+
+  /** The name under a played card; on a phone a computer's is short ("Comp 2"), as on the
+   *  score sheet, so it fits whole (the card's own name says it in full). */
+  slotName(play, who) {
+    const short = play.from === "dummy" ? `${this.shortName(play.seat)} dummy` : this.shortName(play.seat);
+    if (short === who) return h("span", { class: "slot-name", title: who }, who);
+    return h("span", { class: "slot-name", title: who },
+      h("span", { class: "full" }, who), h("span", { class: "short", "aria-hidden": "true" }, short));
   }
 
   toggleLastTrick(force) {
@@ -948,7 +973,7 @@ class TablePage {
     const scorers = result.points.map((_, i) => i);
     const out = [h("h2", {}, `Hand ${result.hand_no + 1} is over`)];
     if (result.moon !== null && result.moon !== undefined) {
-      out.push(h("p", { class: "moon" }, `\u263E ${this.scorerName(result.moon)} shot the moon!`));
+      out.push(h("p", { class: "moon" }, h("span", { class: "moon-mark", "aria-hidden": "true" }), this.moonWords(result.moon)));
     }
     out.push(h("table", { class: "result-table" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "This hand"), h("th", { scope: "col" }, "Total"))),
@@ -991,7 +1016,7 @@ class TablePage {
     if (last && last.moon !== null && last.moon !== undefined) {
       // The last hand's moon, said here too (the hand's own result panel is not shown at the
       // end of the game); the panel is a polite live region, so it is announced.
-      out.splice(1, 0, h("p", { class: "moon" }, `\u263E ${this.scorerName(last.moon)} shot the moon in the last hand!`));
+      out.splice(1, 0, h("p", { class: "moon" }, h("span", { class: "moon-mark", "aria-hidden": "true" }), `${this.moonWords(last.moon)} (last hand)`));
     }
     if (last && last.dead && last.dead.length) {
       out.push(h("div", { class: "dead-cards" }, h("p", {}, "Last hand's face-down cards:"),
@@ -1157,9 +1182,12 @@ class TablePage {
     const card = parseCard(code);
     const make = (which) => {
       const face = which === "dark" ? card.dark : card.light;
+      const word = which === "dark" ? "Dark" : "Light";
+      // The accessible name begins with the button's visible text (WCAG 2.5.3), then says it.
+      const shown = `${faceShort(face)} ${word}: ${SUIT_SYMBOLS[face.suit]} led`;
       return h("button", {
         type: "button", class: `btn face-choice ${which}`, "data-face": which,
-        "aria-label": `Lead with the ${which === "dark" ? "Dark" : "Light"} face, ${faceName(face)}: ${SUIT_NAMES[face.suit]} are led`,
+        "aria-label": `${shown}. Lead with the ${word} face, ${faceName(face)}: ${SUIT_NAMES[face.suit]} are led`,
         onclick: () => this.playCard(code, which),
         onkeydown: (event) => {
           if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
@@ -1170,7 +1198,7 @@ class TablePage {
         },
       },
       h("span", { class: `face-sample s-${face.suit} ${which}`, "aria-hidden": "true" }, faceShort(face)),
-      h("span", { "aria-hidden": "true" }, ` ${which === "dark" ? "Dark" : "Light"}: ${SUIT_SYMBOLS[face.suit]} led`));
+      h("span", { "aria-hidden": "true" }, ` ${word}: ${SUIT_SYMBOLS[face.suit]} led`));
     };
     const out = (faces || ["light", "dark"]).map(make);
     out.push(h("button", {
@@ -1212,12 +1240,12 @@ class TablePage {
     const dummyActive = v.legal && v.legal.type === "play" && turnFrom === "dummy";
     this.renderRow(e.handCards, sortCards(v.hand), { legal: handActive ? legal : new Set(), active: handActive, passing, received, source: "hand" });
     const handCount = v.hand.length;
-    setText(e.handLabel, `Your hand (${handCount} card${handCount === 1 ? "" : "s"})${passing ? " \u2013 choose the cards to pass" : ""}`);
+    labelRow(e.handLabel, `Your hand (${handCount} card${handCount === 1 ? "" : "s"})${passing ? " \u2013 choose the cards to pass" : ""}`);
     if (dummy) {
       const cards = v.half_dummy || [];
       const hidden = v.phase === "pass";
       this.renderRow(e.dummyCards, sortCards(cards), { legal: dummyActive ? legal : new Set(), active: dummyActive, passing: false, received: new Set(), source: "dummy" });
-      setText(e.dummyLabel, hidden ? "Your half dummy (seen after passing)" : `Your half dummy (${cards.length})${v.joker === this.seat ? " \u00b7 \u2605 Joker: it plays this trick" : ""}`);
+      labelRow(e.dummyLabel, hidden ? "Your half dummy (seen after passing)" : `Your half dummy (${cards.length})${v.joker === this.seat ? " \u00b7 \u2605 Joker: it plays this trick" : ""}`);
       e.dummyRow.classList.toggle("active", !!dummyActive);
     }
     e.handRow.classList.toggle("active", !!handActive);
@@ -1254,7 +1282,7 @@ class TablePage {
       if (passing) el.setAttribute("aria-pressed", String(selected));
       else el.removeAttribute("aria-pressed");
       el.setAttribute("aria-disabled", String(!isLegal));
-      let label = cardName(code);
+      let label = cardLabel(code);
       if (received.has(code)) label += ", received";
       if (active && !isLegal) label += passing ? ", may not be passed" : ", not playable now";
       if (selected) label += ", chosen to pass";
@@ -1491,7 +1519,7 @@ class TablePage {
           r.dead && r.dead.length ? h("span", { class: "dead" }, "face down: ", r.dead.map((c) => cardChip(c))) : null),
         scorers.map((i) => h("td", {},
           h("span", { class: "pts" }, signed(r.points[i])),
-          r.moon === i ? h("span", { class: "moon", title: "Shot the moon", "aria-label": "shot the moon" }, " \u263E") : null,
+          r.moon === i ? h("span", { class: "moon", title: "Shot the moon" }, h("span", { "aria-hidden": "true" }, " \u263E"), h("span", { class: "sr-only" }, " shot the moon")) : null,
           h("span", { class: "tot" }, String(r.totals[i])))))))));
   }
 
@@ -1540,8 +1568,13 @@ class TablePage {
       h("span", { class: "chat-name" }, name), ": ", h("span", { class: "chat-text" }, text)));
   }
 
-  addLog(text) {
-    this.pushLog(h("li", { class: "log-line" }, text));
+  addLog(text, kind = "") {
+    this.pushLog(h("li", { class: ["log-line", kind] }, text));
+  }
+
+  /** "Ann shot the moon!" ("You shot the moon!" for me). */
+  moonWords(scorer) {
+    return `${scorer === this.seat ? "You" : this.scorerName(scorer)} shot the moon!`;
   }
 
   pushLog(li) {
@@ -1628,8 +1661,14 @@ function handTricks(v) {
 function cardChip(code) {
   const card = parseCard(code);
   const faces = card.dark ? [card.light, card.dark] : [card.light];
-  return h("span", { class: "chip", "data-card": code, role: "img", "aria-label": cardName(code) },
+  return h("span", { class: "chip", "data-card": code, role: "img", "aria-label": cardLabel(code) },
     faces.map((f, i) => h("span", { class: [f.joker ? "joker" : `s-${f.suit}`, i ? "dark" : ""], "aria-hidden": "true" }, faceShort(f))));
+}
+
+/** A row's heading (one line, shortened with an ellipsis on a narrow screen: whole in its title). */
+function labelRow(el, text) {
+  setText(el, text);
+  el.title = text;
 }
 
 function signed(n) {

@@ -255,7 +255,9 @@ def _act(page: Any, *, keyboard: bool = False) -> str | None:
 def click_card(page: Any, card: str, *, keyboard: bool = False, row: str = "hand") -> None:
     sel = f'.{row}-cards .card[data-card="{card}"]'
     if not keyboard:
-        page.click(sel)
+        # Where a person taps: the card's visible corner (in an overlapping hand on a narrow
+        # phone the next card covers the middle of this one).
+        page.click(sel, position={"x": 8, "y": 24})
         return
     # Keyboard only: bring focus into the row, walk with the arrow keys, press Enter.
     focused = page.evaluate(
@@ -440,3 +442,63 @@ class SocketCut:
     def sent_ids(self, kind: str, since: int = 0) -> list[str]:
         """The ids of the commands of ``kind`` sent (from message number ``since`` on)."""
         return [m["id"] for m in self.sent[since:] if m.get("type") == kind and "id" in m]
+
+
+# -- accessibility and text layout (run in the journeys, once per state and size) ---------------
+
+TEXT_PROBLEMS_JS = "\n".join(
+    line
+    for line in (Path(__file__).parent / "text_check.js").read_text().splitlines()
+    if not line.startswith("//")
+)
+PHONES = ({"width": 390, "height": 844}, {"width": 360, "height": 740})
+# axe-core's rule for WCAG 2.5.3 (a control's name contains its visible text) is one of its
+# "experimental" rules, off unless asked for.
+AXE_OPTIONS = {
+    "resultTypes": ["violations"],
+    "rules": {"label-content-name-mismatch": {"enabled": True}},
+}
+
+
+def text_problems(page: Any) -> list[str]:
+    """Text cut off or spilling out of its box; on a phone (a window under 760 px wide) also
+    a hand or an action bar below the first screen. See text_check.js."""
+    phone = bool(page.evaluate("() => window.innerWidth <= 760"))
+    return list(page.evaluate(TEXT_PROBLEMS_JS, {"phone": phone}))
+
+
+def axe_problems(page: Any) -> list[str]:
+    """axe-core's serious and critical violations on the page, one line per element."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page, options=AXE_OPTIONS)
+    out = []
+    for violation in results.response["violations"]:
+        if violation.get("impact") not in ("serious", "critical"):
+            continue
+        for node in violation["nodes"]:
+            out.append(
+                f"{violation['id']} ({violation['impact']}): {node['target']}:"
+                f" {node.get('failureSummary', '').splitlines()[-1].strip()}"
+                f" [{node['html'][:160]}]"
+            )
+    return out
+
+
+def check_page(
+    page: Any, state: str, done: set[str] | None = None, shots: Path | None = None
+) -> None:
+    """The page at ``state`` (waiting, passing, playing, ...): no serious or critical axe
+    violation, no text cut off, no overlap (layout_check.js), and on a phone the hand and
+    the action bar on the first screen. ``done`` holds the states already checked at this
+    window size, so each is checked once (axe takes about half a second a run)."""
+    size = page.viewport_size or {}
+    key = f"{state}-{size.get('width')}x{size.get('height')}"
+    if done is not None:
+        if key in done:
+            return
+        done.add(key)
+    if shots is not None:
+        snap(page, shots, key)
+    problems = text_problems(page) + layout_problems(page) + axe_problems(page)
+    assert not problems, f"{key}:\n" + "\n".join(problems)

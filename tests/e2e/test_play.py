@@ -29,10 +29,14 @@ from tests.e2e.helpers import (
     wait_for,
 )
 
-CARD_LABEL = re.compile(
-    r"^(two|three|four|five|six|seven|eight|nine|ten|jack|queen|king|ace) of "
+CARD_NAME = (
+    r"(two|three|four|five|six|seven|eight|nine|ten|jack|queen|king|ace) of "
     r"(clubs|diamonds|spades|hearts)"
 )
+CORNER = "(?:10|[2-9JQKA])[\u2663\u2666\u2660\u2665]"
+# A card button's name starts with what its corner shows (WCAG 2.5.3): "3♣, three of clubs".
+CARD_LABEL = re.compile(rf"^{CORNER}, {CARD_NAME}")
+DOUBLE_LABEL = re.compile(rf"^{CORNER}/{CORNER}, {CARD_NAME}, dark side {CARD_NAME}")
 
 
 def _sheet_points(page: Any) -> list[int]:
@@ -246,7 +250,7 @@ def test_double_hearts_hand_with_the_keyboard_only(browser: Any, server: Any) ->
         create_table(p, "double-hearts", seats={1: "easy", 2: "standard", 3: "pro"})
         page.wait_for_selector(".table-page.phase-pass")
         label = page.get_attribute(".hand-cards .card", "aria-label") or ""
-        assert re.match(CARD_LABEL.pattern + r".*, dark side " + CARD_LABEL.pattern[1:], label)
+        assert DOUBLE_LABEL.match(label), label
         colours = set(
             page.eval_on_selector_all(
                 ".hand-cards .face.s-D", "els => els.map(e => getComputedStyle(e).color)"
