@@ -675,7 +675,7 @@ class TablePage {
     el.setAttribute("aria-label", label);
     fill(el,
       h("div", { class: "seat-name" },
-        h("span", { class: "name-text" }, name),
+        h("span", { class: "name-text", title: name }, name),
         me ? h("span", { class: "you" }, " (you)") : null),
       tags.length ? h("div", { class: "tags" }, tags) : null,
       info.length ? h("div", { class: "seat-info" }, info.map(([kind, text]) => h("span", { class: `i-${kind}` }, text))) : null,

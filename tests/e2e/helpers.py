@@ -502,3 +502,24 @@ def check_page(
         snap(page, shots, key)
     problems = text_problems(page) + layout_problems(page) + axe_problems(page)
     assert not problems, f"{key}:\n" + "\n".join(problems)
+
+
+DESKTOPS = ({"width": 1280, "height": 800}, {"width": 1440, "height": 900})
+
+
+def check_sizes(
+    page: Any, state: str, done: set[str] | None = None, shots: Path | None = None
+) -> None:
+    """check_page at each size of the page's kind: both phones (390x844, 360x740) for a
+    phone-sized window, both desktops (1280x800, 1440x900) otherwise; the window is put back."""
+    size = dict(page.viewport_size)
+    for other in PHONES if size["width"] <= 760 else DESKTOPS:
+        if other != size:
+            page.set_viewport_size(other)
+            page.wait_for_timeout(120)  # the hand's grid is laid out again on resize
+        try:
+            check_page(page, state, done, shots)
+        finally:
+            if other != size:
+                page.set_viewport_size(size)
+    page.wait_for_timeout(60)

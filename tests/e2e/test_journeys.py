@@ -11,6 +11,11 @@
 At every step the action bar must show the expected control (Pass, "Your turn") in the same
 document: the page is marked when it loads and a reload would drop the mark. Screenshots of
 key moments go to ``HEARTS_TEST_SHOTS`` (a temporary folder if unset).
+
+At each state the journeys pass through (waiting, passing, playing, a refused card, game over,
+spectator) the page is checked once per window size (helpers.check_sizes: both phones or both
+desktops): axe-core finds no serious or critical violation, no text is cut off, and on a
+phone the hand and the action bar are on the first screen.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from tests.e2e.helpers import (
     SocketCut,
     act_once,
     action_bar,
+    check_sizes,
     create_table,
     expect_control,
     layout_problems,
@@ -54,6 +60,12 @@ def shots() -> Path:
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@pytest.fixture(scope="module")
+def checked() -> set[str]:
+    """The states already checked (state and window size): each is checked once a module."""
+    return set()
 
 
 @pytest.fixture(params=sorted(SIZES))
@@ -94,9 +106,27 @@ def _sit_with_a_new_name(page: Any, name: str, shots: Path, tag: str) -> None:
     page.wait_for_selector(".table-page.seated")
 
 
-def _play_to_game_over(pages: list[Any], subject: Any, timeout: float = 90.0) -> dict[str, int]:
+def _refuse_once_and_check(page: Any, checked: set[str], shots: Path) -> None:
+    """At the subject's turn: check the page, try a card that is not allowed, check the page
+    with the reason shown (the action bar keeps its size and clips nothing)."""
+    check_sizes(page, "playing", checked, shots)
+    state = view_state(page)
+    illegal = [c["card"] for c in state["hand"] if not c["legal"]]
+    size = page.viewport_size
+    if not illegal or f"refused-{size['width']}x{size['height']}" in checked:
+        return
+    card = f'.hand-cards .card[data-card="{illegal[0]}"]'
+    page.click(card, force=True, position={"x": 8, "y": 24})
+    wait_for(lambda: view_state(page)["error"], what="the reason for the refused card")
+    check_sizes(page, "refused", checked, shots)
+
+
+def _play_to_game_over(
+    pages: list[Any], subject: Any, timeout: float = 90.0, on_turn: Any = None
+) -> dict[str, int]:
     """Both people play (first legal cards) until every page shows the game over. Each time
-    the subject may act, its action bar must say so (checked before it acts)."""
+    the subject may act, its action bar must say so (checked before it acts); ``on_turn``
+    is called with the subject's page at each of its turns to play, before it plays."""
     seen = {"pass": 0, "turn": 0}
     deadline = time.monotonic() + timeout
     while not all("phase-over" in view_state(p)["classes"] for p in pages):
@@ -115,6 +145,8 @@ def _play_to_game_over(pages: list[Any], subject: Any, timeout: float = 90.0) ->
                 else:
                     assert bar["status"].startswith(("Your turn", "Your lead")), bar
                     kind = "turn"
+                    if on_turn is not None:
+                        on_turn(page)
                 if act_once(page):
                     seen[kind] += 1
                     acted = True
@@ -125,7 +157,9 @@ def _play_to_game_over(pages: list[Any], subject: Any, timeout: float = 90.0) ->
     return seen
 
 
-def _game_over_and_rematch(players: list[Player], subject: Player, shots: Path, tag: str) -> None:
+def _game_over_and_rematch(
+    players: list[Player], subject: Player, shots: Path, tag: str, checked: set[str]
+) -> None:
     for p in players:
         panel = p.page.locator(".center-panel.game-over")
         panel.wait_for()
@@ -137,6 +171,7 @@ def _game_over_and_rematch(players: list[Player], subject: Player, shots: Path, 
     ]
     assert scores[0] == scores[1] and len(scores[0]) == 4, scores
     snap(subject.page, shots, f"{tag}-game-over")
+    check_sizes(subject.page, "game-over", checked, shots)
     subject.page.click("#rematch")
     for p in players:
         p.page.wait_for_selector(".table-page.phase-pass")
@@ -145,7 +180,7 @@ def _game_over_and_rematch(players: list[Player], subject: Player, shots: Path, 
 
 
 def test_friend_by_invite_link_plays_a_whole_game_and_a_rematch(
-    browser: Any, server: Any, size: str, shots: Path, people: list[Player]
+    browser: Any, server: Any, size: str, shots: Path, people: list[Player], checked: set[str]
 ) -> None:
     host = _person(browser, server, "Hosty", _other(size))
     friend = _person(browser, server, None, size)
@@ -159,6 +194,7 @@ def test_friend_by_invite_link_plays_a_whole_game_and_a_rematch(
     )
     invite = host.page.url
     assert "invite=" in invite
+    check_sizes(host.page, "waiting", checked, shots)
     # The friend opens the link: watching at first, then a seat and a name.
     friend.page.goto(invite)
     friend.page.wait_for_selector(".table-page.spectator")
@@ -169,18 +205,22 @@ def test_friend_by_invite_link_plays_a_whole_game_and_a_rematch(
     assert "Waiting for players" not in bar["status"], bar
     expect_control(host.page, "pass")
     snap(friend.page, shots, f"invite-{size}-pass")
-    assert not layout_problems(friend.page), layout_problems(friend.page)
+    check_sizes(friend.page, "passing", checked, shots)
     assert host.page.locator(".seat .name-text", has_text="Invitee").count() == 1
 
-    seen = _play_to_game_over([host.page, friend.page], friend.page)
+    seen = _play_to_game_over(
+        [host.page, friend.page],
+        friend.page,
+        on_turn=lambda page: _refuse_once_and_check(page, checked, shots),
+    )
     assert seen["pass"] >= 1 and seen["turn"] >= 13, seen  # a pass and every trick
-    _game_over_and_rematch([host, friend], friend, shots, f"invite-{size}")
+    _game_over_and_rematch([host, friend], friend, shots, f"invite-{size}", checked)
     assert still_same_document(friend.page), "the friend's page was reloaded"
     _no_js_errors(host, friend)
 
 
 def test_watch_then_sit_and_a_spectator_from_mid_hand_to_the_end(
-    browser: Any, server: Any, size: str, shots: Path, people: list[Player]
+    browser: Any, server: Any, size: str, shots: Path, people: list[Player], checked: set[str]
 ) -> None:
     host = _person(browser, server, "Ana", _other(size))
     friend = _person(browser, server, None, size)
@@ -223,6 +263,7 @@ def test_watch_then_sit_and_a_spectator_from_mid_hand_to_the_end(
     )
     assert "Ana" in seat_names and "Walker" in seat_names, seat_names
     snap(watcher.page, shots, f"spectator-{size}-mid-hand")
+    check_sizes(watcher.page, "spectator", checked, shots)
 
     seen = _play_to_game_over(pages, friend.page)
     assert seen["turn"] >= 9, seen
@@ -236,7 +277,7 @@ def test_watch_then_sit_and_a_spectator_from_mid_hand_to_the_end(
     assert final[0] == final[1], final
     snap(watcher.page, shots, f"spectator-{size}-game-over")
     assert still_same_document(watcher.page), "the spectator's page was reloaded"
-    _game_over_and_rematch([host, friend], friend, shots, f"watch-{size}")
+    _game_over_and_rematch([host, friend], friend, shots, f"watch-{size}", checked)
     assert still_same_document(friend.page), "the friend's page was reloaded"
     _no_js_errors(host, friend, watcher)
 

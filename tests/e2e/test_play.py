@@ -16,6 +16,7 @@ from tests.e2e.helpers import (
     PHONE,
     Player,
     act_once,
+    check_sizes,
     click_card,
     create_table,
     expect_control,
@@ -605,6 +606,7 @@ def test_pause_between_hands_shows_the_result(browser: Any, server: Any) -> None
         play_until([page], lambda: hands_finished(page) >= 1)
         panel = page.locator(".center-panel.hand-result")
         panel.wait_for()
+        check_sizes(page, "hand-result")
         status = view_state(page)["status"]
         assert re.search(r"Hand 1 is over\. The next hand starts in [1-3] s", status), status
         assert "Hand 1 is over" in panel.inner_text()
@@ -615,6 +617,48 @@ def test_pause_between_hands_shows_the_result(browser: Any, server: Any) -> None
         wait_for(lambda: "has started" in panel.locator(".next-hand").inner_text(), what="the end")
         wait_for(lambda: [c for c in view_state(page)["hand"] if c["legal"]], what="a move")
         assert "Hand 1 is over" not in view_state(page)["status"]
+        _no_js_errors(p)
+    finally:
+        p.close()
+
+
+def test_a_moon_is_announced_and_the_seats_say_you_once(browser: Any, server: Any) -> None:
+    """A hand that ends with a moon is said in the table log (a live region) and the result
+    panel: "Computer 2 shot the moon!". The moon is made by handing the page the server's
+    next state with a moon in its score sheet (a real moon is too rare to wait for)."""
+    p = new_player(browser, server, "Mona")
+    try:
+        create_table(p, "classic", options={"end": "hands", "hands": 2})
+        page = p.page
+        page.wait_for_selector(".table-page.phase-pass")
+        # My seat is named once, with "you"; the others by where they sit.
+        labels = page.eval_on_selector_all(".seat", "els => els.map(e => e.ariaLabel)")
+        assert labels[0] == "Mona (you)", labels
+        assert all(", you" not in label for label in labels), labels
+        assert "Computer 2, on your left" in labels, labels
+        # The computers have passed: no state comes until this page passes.
+        wait_for(
+            lambda: page.locator(".seat .state-text", has_text="Passed").count() == 3,
+            what="the computers' passes",
+        )
+        page.evaluate(
+            """() => {
+            const p = window.__hearts;
+            const v = structuredClone(p.view);
+            const pts = [26, 0, 26, 26];
+            v.history = [{hand_no: 0, points: pts, totals: pts, moon: 1, dead: [],
+                          direction: 'left'}];
+            v.hands_played = 1;
+            v.hand_no = 1;
+            p.onMessage({type: 'state', version: p.shownVersion + 1, seat: p.seat,
+                         table: p.table, view: v});
+        }"""
+        )
+        log = page.locator(".chat-log .log-line.moon")
+        assert log.inner_text() == "Computer 2 shot the moon!"
+        panel = page.locator(".center-panel.hand-result .moon")
+        assert panel.inner_text().strip() == "Computer 2 shot the moon!"
+        check_sizes(page, "moon")
         _no_js_errors(p)
     finally:
         p.close()
