@@ -116,9 +116,18 @@ def servers(
                 "HEARTS_MIGRATE_ON_START": "true" if i == 0 else "false",
                 "HEARTS_INSTANCE_ID": f"bench{i}",
                 "HEARTS_BOT_WORKERS": "0",
-                # One bench player creates every table, from one address.
+                # One bench player creates every table, and every simulated player connects
+                # from one address: the per-player and per-address limits (README "Limits and
+                # fair play") are lifted, as a deployment behind one proxy would configure.
                 "HEARTS_MAX_TABLES_PER_HOST": "0",
                 "HEARTS_MAX_TABLES_PER_ADDRESS": "0",
+                "HEARTS_MAX_GUESTS_PER_ADDRESS": "0",
+                "HEARTS_WS_SOCKETS_PER_ADDRESS": "100000",
+                "HEARTS_WS_SOCKETS_PER_PLAYER": "10000",  # the 4 bench players sit everywhere
+                "HEARTS_WS_CONNECTS_PER_MINUTE_PER_PLAYER": "100000",
+                "HEARTS_WS_CONNECTS_PER_MINUTE_PER_ADDRESS": "1000000",
+                "HEARTS_WS_PLAYER_RATE_PER_SECOND": "1000",
+                "HEARTS_WS_ADDRESS_RATE_PER_SECOND": "1000000",
                 **extra_env,
             }
             proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env)

@@ -42,7 +42,11 @@ def settings_for(tmp_path: Any, hand_pause_ms: int = 0, **extra: Any) -> Setting
         bot_delay_max_ms=0,
         hand_pause_ms=hand_pause_ms,
         due_poll_seconds=0.05,
+        # Scripted players answer each state at once, far faster than people: the message
+        # limits per socket, player and address (issue 18) are not what these tests check.
         ws_rate_per_second=1000,
+        ws_player_rate_per_second=1000,
+        ws_address_rate_per_second=10_000,
         **extra,
     )
 
