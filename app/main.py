@@ -25,7 +25,7 @@ from app.api import security, strict
 from app.api.accounts import router as accounts_router
 from app.api.routes import router as api_router
 from app.api.sessions import SessionChanges
-from app.api.static import StaticSite
+from app.api.static import CompressReads, StaticSite
 from app.db import Database, deployment
 from app.deps import Identity, Services
 from app.realtime.endpoint import router as ws_router
@@ -66,6 +66,8 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
     app = FastAPI(title="Hearts Online", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
     app.add_middleware(SessionChanges)
+    # gzip for GET answers (the API's JSON; app/api/static.py), never for sockets or POSTs.
+    app.add_middleware(CompressReads)
     # Security headers on every response (errors too) and the Origin check: app/api/security.py.
     security.install(app, allowed_origins=settings.allowed_origins)
     # Error answers stay encodable whatever the input held (app/api/strict.py).

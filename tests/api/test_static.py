@@ -4,6 +4,7 @@ are cached for a year, index.html revalidated; the security headers stay on ever
 from __future__ import annotations
 
 import gzip
+import posixpath
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,10 +59,13 @@ def test_module_imports_resolve_under_the_versioned_prefix(client: TestClient) -
     version = client.app.state.static.version  # type: ignore[attr-defined]
     imports = re.compile(r"""(?:from\s+|import\s*\(\s*)["'](\.{1,2}/[^"']+)["']""")
     seen = 0
-    for module in sorted((STATIC_DIR / "js").glob("*.js")):
+    for module in sorted((STATIC_DIR / "js").rglob("*.js")):
+        folder = module.parent.relative_to(STATIC_DIR).as_posix()
         for spec in imports.findall(module.read_text()):
-            assert spec.startswith("./"), (module.name, spec)  # resolves to /v/<version>/js/...
-            reply = client.get(f"/v/{version}/js/{spec[2:]}")
+            # Resolved as the browser does, against the module's own (versioned) URL.
+            target = posixpath.normpath(posixpath.join(f"/v/{version}/{folder}", spec))
+            assert target.startswith(f"/v/{version}/"), (module.name, spec)
+            reply = client.get(target)
             assert reply.status_code == 200, (module.name, spec)
             assert reply.headers["cache-control"] == IMMUTABLE
             seen += 1
@@ -154,3 +158,47 @@ def test_the_page_has_a_description() -> None:
 )
 def test_accept_encoding(header: str, expected: bool) -> None:
     assert accepts_gzip(header.encode()) is expected
+
+
+def test_api_reads_are_gzipped_and_writes_are_not(client: TestClient) -> None:
+    presets = client.get("/api/presets", headers={"Accept-Encoding": "gzip"})
+    assert presets.status_code == 200
+    assert presets.headers["content-encoding"] == "gzip"
+    assert "Accept-Encoding" in presets.headers["vary"]
+    assert int(presets.headers["content-length"]) < len(presets.content) / 3
+    assert presets.json()["options"]
+    assert_hardened(presets)
+    plain = client.get("/api/presets", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.json() == presets.json()
+
+
+def test_compress_reads_leaves_writes_and_other_paths_alone() -> None:
+    """An answer to a POST carries a session token beside text the client chose: never
+    compressed (BREACH), however long; nor paths outside /api/ (the static files are
+    compressed by StaticSite, with their own Vary)."""
+    from fastapi import FastAPI
+    from fastapi.responses import PlainTextResponse
+
+    from app.api.static import CompressReads
+
+    inner = FastAPI()
+    body = "token=secret; name=" + "x" * 4000
+
+    @inner.api_route("/api/echo", methods=["GET", "POST"])
+    async def echo() -> PlainTextResponse:
+        return PlainTextResponse(body)
+
+    @inner.get("/other")
+    async def other() -> PlainTextResponse:
+        return PlainTextResponse(body)
+
+    with TestClient(CompressReads(inner)) as test_client:  # type: ignore[arg-type]
+        gz = {"Accept-Encoding": "gzip"}
+        assert test_client.get("/api/echo", headers=gz).headers["content-encoding"] == "gzip"
+        for reply in (
+            test_client.post("/api/echo", headers=gz),
+            test_client.get("/other", headers=gz),
+        ):
+            assert reply.text == body
+            assert "content-encoding" not in reply.headers
+            assert int(reply.headers["content-length"]) == len(body)
