@@ -224,3 +224,47 @@ class Deployment(SQLModel, table=True):
     id: int = Field(default=1, primary_key=True)
     database_id: str = Field(max_length=32)
     created_at: datetime = _ts()
+
+
+# --- friends (issue 14; app/friends) --------------------------------------------------------
+
+
+class Friendship(SQLModel, table=True):
+    """One direction of a friendship: a friendship is two rows, (a, b) and (b, a), so each
+    player's list is one indexed read."""
+
+    __tablename__ = "friendship"
+
+    player_id: str = _fk("player.id", ondelete="CASCADE", primary_key=True)
+    friend_id: str = _fk("player.id", ondelete="CASCADE", primary_key=True, index=True)
+    created_at: datetime = _ts()
+
+
+class FriendRequest(SQLModel, table=True):
+    """A request waiting for `to_id`'s answer."""
+
+    __tablename__ = "friend_request"
+
+    from_id: str = _fk("player.id", ondelete="CASCADE", primary_key=True)
+    to_id: str = _fk("player.id", ondelete="CASCADE", primary_key=True, index=True)
+    created_at: datetime = _ts()
+
+
+class PlayerBlock(SQLModel, table=True):
+    """`player_id` blocked `blocked_id`: no request, invitation, chat or presence between them."""
+
+    __tablename__ = "player_block"
+
+    player_id: str = _fk("player.id", ondelete="CASCADE", primary_key=True)
+    blocked_id: str = _fk("player.id", ondelete="CASCADE", primary_key=True, index=True)
+    created_at: datetime = _ts()
+
+
+class FriendSettings(SQLModel, table=True):
+    """A player's friend link (128 random bits, URL-safe) and "appear offline" choice."""
+
+    __tablename__ = "friend_settings"
+
+    player_id: str = _fk("player.id", ondelete="CASCADE", primary_key=True)
+    link_token: str | None = Field(default=None, max_length=32, unique=True)
+    appear_offline: bool = Field(default=False)

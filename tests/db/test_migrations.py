@@ -20,6 +20,10 @@ TABLES = {
     "rating",
     "rating_change",
     "deployment",
+    "friendship",
+    "friend_request",
+    "player_block",
+    "friend_settings",
 }
 
 
