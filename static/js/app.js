@@ -11,6 +11,24 @@ applyPrefs();
 
 let current = null; // the page shown: {destroy()}
 
+// The table page's modules, fetched at once with table.js rather than one import level after
+// another (tests/api/test_static.py checks that every file of static/js/table/ is here).
+const TABLE_MODULES = [
+  "./table.js", "./socket.js", "./table/util.js", "./table/layout.js", "./table/seats.js",
+  "./table/trick.js", "./table/center.js", "./table/actions.js", "./table/hand.js",
+  "./table/scores.js", "./table/chat.js",
+];
+
+/** Fetch modules now (versioned URLs: they resolve against this module's own). */
+function preloadModules(specs) {
+  for (const spec of specs) {
+    const link = document.createElement("link");
+    link.rel = "modulepreload";
+    link.href = new URL(spec, import.meta.url).href;
+    document.head.append(link);
+  }
+}
+
 function renderWho() {
   const who = document.getElementById("who");
   const player = session.player;
@@ -52,6 +70,7 @@ async function route() {
   if (current && current.destroy) current.destroy();
   fill(main);
   if (params.get("table")) {
+    preloadModules(TABLE_MODULES);
     const { mountTable } = await import("./table.js");
     current = mountTable(main, params.get("table"), {
       invite: params.get("invite"),

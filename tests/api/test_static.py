@@ -72,6 +72,15 @@ def test_module_imports_resolve_under_the_versioned_prefix(client: TestClient) -
     assert seen >= 10
 
 
+def test_the_table_page_preloads_every_module_of_its_own() -> None:
+    """app.js preloads the table page's modules with table.js: none of them is left to be
+    found one import level later (a new part of static/js/table/ must be added there)."""
+    app_js = (STATIC_DIR / "js" / "app.js").read_text()
+    listed = set(re.findall(r'"\./(table(?:\.js|/[\w-]+\.js))"', app_js))
+    parts = {f"table/{p.name}" for p in (STATIC_DIR / "js" / "table").glob("*.js")}
+    assert parts and parts | {"table.js"} <= listed
+
+
 def test_files_are_sent_gzipped_to_browsers_that_accept_it(client: TestClient) -> None:
     version = client.app.state.static.version  # type: ignore[attr-defined]
     for name in ("js/table.js", "css/style.css", "js/lobby.js"):

@@ -1,0 +1,259 @@
+// My cards: the hand and the half dummy (keyed rows, roving focus, arrow keys), picking cards to pass, playing a card.
+//
+// Methods of the table page (static/js/table.js mixes them into TablePage): `this` is the page.
+
+import { cardLabel, renderCard, sortCards } from "../cards.js";
+import { fill } from "../dom.js";
+import { reasonWords } from "../labels.js";
+import { handTricks, labelRow } from "./util.js";
+
+export class HandPart {
+  renderCards() {
+    const v = this.view;
+    const e = this.el;
+    const seated = this.seat !== null;
+    e.watching.hidden = seated || !v;
+    e.handRow.hidden = !seated || !v || !v.hand;
+    const dummy = seated && v && v.game === "dummy";
+    e.dummyRow.hidden = !dummy;
+    if (!seated || !v || !v.hand) {
+      fill(e.handCards);
+      fill(e.dummyCards);
+      return;
+    }
+    const legal = v.legal && (v.legal.type === "play" || v.legal.type === "pass") ? new Set(v.legal.cards) : new Set();
+    const turnFrom = v.turn && v.turn.seat === this.seat ? v.turn.from : null;
+    const passing = v.legal && v.legal.type === "pass";
+    const received = new Set(v.phase === "play" && v.tricks.length === 0 && v.received ? v.received : []);
+    const handActive = passing || (v.legal && v.legal.type === "play" && turnFrom === "hand");
+    const dummyActive = v.legal && v.legal.type === "play" && turnFrom === "dummy";
+    this.renderRow(e.handCards, sortCards(v.hand), { legal: handActive ? legal : new Set(), active: handActive, passing, received, source: "hand" });
+    const handCount = v.hand.length;
+    labelRow(e.handLabel, `Your hand (${handCount} card${handCount === 1 ? "" : "s"})${passing ? " \u2013 choose the cards to pass" : ""}`);
+    if (dummy) {
+      const cards = v.half_dummy || [];
+      const hidden = v.phase === "pass";
+      this.renderRow(e.dummyCards, sortCards(cards), { legal: dummyActive ? legal : new Set(), active: dummyActive, passing: false, received: new Set(), source: "dummy" });
+      labelRow(e.dummyLabel, hidden ? "Your half dummy (seen after passing)" : `Your half dummy (${cards.length})${v.joker === this.seat ? " \u00b7 \u2605 Joker: it plays this trick" : ""}`);
+      e.dummyRow.classList.toggle("active", !!dummyActive);
+    }
+    e.handRow.classList.toggle("active", !!handActive);
+    this.maybeFocusTurn(handActive ? e.handCards : dummyActive ? e.dummyCards : null);
+  }
+
+  /** Keyed update of one row of cards: elements persist, so focus and layout stay put. */
+  renderRow(row, cards, { legal, active, passing, received, source }) {
+    const existing = new Map();
+    for (const el of row.querySelectorAll(".card")) existing.set(el.dataset.card, el);
+    const focused = document.activeElement;
+    let focusedIndex = -1;
+    const oldOrder = [...row.querySelectorAll(".card")];
+    if (focused && row.contains(focused)) focusedIndex = oldOrder.indexOf(focused);
+    const keep = new Set(cards);
+    for (const [code, el] of existing) {
+      if (!keep.has(code)) el.remove();
+    }
+    let prev = null;
+    let anyTabbable = false;
+    cards.forEach((code) => {
+      let el = existing.get(code);
+      if (!el) {
+        el = renderCard(code, { tag: "button" });
+        el.addEventListener("click", () => this.onCardClick(code, source));
+      }
+      const isLegal = legal.has(code);
+      const selected = passing && this.selected.has(code);
+      el.classList.toggle("legal", isLegal);
+      el.classList.toggle("illegal", active && !isLegal);
+      el.classList.toggle("selected", selected);
+      el.classList.toggle("received", received.has(code));
+      el.classList.toggle("choosing", this.faceChoice === code);
+      if (passing) el.setAttribute("aria-pressed", String(selected));
+      else el.removeAttribute("aria-pressed");
+      el.setAttribute("aria-disabled", String(!isLegal));
+      let label = cardLabel(code);
+      if (received.has(code)) label += ", received";
+      if (active && !isLegal) label += passing ? ", may not be passed" : ", not playable now";
+      if (selected) label += ", chosen to pass";
+      el.setAttribute("aria-label", label);
+      if (el.tabIndex === 0) anyTabbable = true;
+      const want = prev ? prev.nextSibling : row.firstChild;
+      if (want !== el) row.insertBefore(el, want);
+      prev = el;
+    });
+    const els = [...row.querySelectorAll(".card")];
+    // Roving tab stop: one card in the row is reachable with Tab.
+    if (!anyTabbable || !els.some((el) => el.tabIndex === 0)) {
+      els.forEach((el, i) => { el.tabIndex = i === 0 ? 0 : -1; });
+    }
+    // The focused card was played: move focus to its neighbour, so the keyboard stays here.
+    if (focusedIndex >= 0 && !row.contains(document.activeElement) && els.length) {
+      const next = els[Math.min(focusedIndex, els.length - 1)];
+      this.setRoving(row, next);
+      next.focus({ preventScroll: true });
+    }
+    this.layoutRow(row, els.length);
+  }
+
+  /** Columns of the hand grid: one row, or two on a narrow screen with many cards. */
+  layoutRow(row, count) {
+    const style = getComputedStyle(row);
+    const cw = parseFloat(style.getPropertyValue("--cw")) || 64;
+    const width = row.clientWidth || 300;
+    const minStep = cw * 0.46;
+    const fits = (n) => n <= 1 || (width - cw) / (n - 1) >= minStep;
+    const rows = fits(count) ? 1 : 2;
+    const perRow = rows === 1 ? count : Math.ceil(count / 2);
+    const deal = this.view ? handTricks(this.view) : count;
+    const dealCount = row.dataset.source === "dummy" ? Math.max(count, Math.ceil(deal / 2)) : Math.max(count, deal);
+    const reserve = fits(dealCount) ? 1 : 2;
+    row.dataset.rows = String(rows);
+    row.dataset.count = String(count);
+    row.style.setProperty("--count", String(count));
+    row.style.setProperty("--per-row", String(Math.max(perRow, 1)));
+    row.style.setProperty("--reserve", String(Math.max(reserve, rows)));
+    row.style.gridTemplateColumns = perRow > 1 ? `repeat(${perRow - 1}, var(--step)) var(--cw)` : "var(--cw)";
+  }
+
+  setRoving(row, target) {
+    for (const el of row.querySelectorAll(".card")) el.tabIndex = el === target ? 0 : -1;
+  }
+
+  maybeFocusTurn(row) {
+    const v = this.view;
+    const key = row ? `${v.hand_no}:${v.phase}:${v.trick_no}:${v.trick.length}:${row.dataset.source}` : null;
+    if (!row || key === this.lastTurnKey) {
+      this.lastTurnKey = key;
+      return;
+    }
+    this.lastTurnKey = key;
+    const active = document.activeElement;
+    const inCards = active && this.el.myCards.contains(active);
+    const idle = !active || active === document.body || active === this.root || active.id === "main";
+    if (!inCards && !idle) return; // the player is typing in the chat, or using a button
+    if (inCards && row.contains(active) && active.classList.contains("legal")) return;
+    const target = row.querySelector(".card.legal") || row.querySelector(".card");
+    if (target) {
+      this.setRoving(row, target);
+      target.focus({ preventScroll: true });
+    }
+  }
+
+  focusCard(code) {
+    const el = this.el.myCards.querySelector(`.card[data-card="${CSS.escape(code)}"]`);
+    if (el) {
+      this.setRoving(el.parentElement, el);
+      el.focus();
+    }
+  }
+
+  onCardsKey(event, row) {
+    const cards = [...row.querySelectorAll(".card")];
+    const index = cards.indexOf(document.activeElement);
+    if (index < 0) return;
+    let next = null;
+    switch (event.key) {
+      case "ArrowLeft":
+        next = cards[Math.max(0, index - 1)];
+        break;
+      case "ArrowRight":
+        next = cards[Math.min(cards.length - 1, index + 1)];
+        break;
+      case "Home":
+        next = cards[0];
+        break;
+      case "End":
+        next = cards[cards.length - 1];
+        break;
+      case "ArrowUp":
+      case "ArrowDown": {
+        const other = row === this.el.handCards ? this.el.dummyCards : this.el.handCards;
+        if (!other.closest(".hand-block").hidden) {
+          const others = [...other.querySelectorAll(".card")];
+          if (others.length) next = others[Math.min(index, others.length - 1)];
+        }
+        break;
+      }
+      default:
+        return;
+    }
+    event.preventDefault();
+    if (next) {
+      this.setRoving(next.parentElement, next);
+      next.focus();
+    }
+  }
+
+  onCardClick(code, source) {
+    const v = this.view;
+    if (!v || this.seat === null) return;
+    if (v.legal && v.legal.type === "pass" && source === "hand") {
+      if (this.selected.has(code)) this.selected.delete(code);
+      else if (this.selected.size < v.legal.count) this.selected.add(code);
+      else {
+        this.lastError = { code: "wrong_pass_count", text: `You have already chosen ${v.legal.count} cards: click one of them to put it back.` };
+        this.renderError();
+        return;
+      }
+      if (!v.legal.cards.includes(code)) {
+        this.selected.delete(code);
+        this.lastError = { code: "pass_forbidden_card", text: reasonWords("pass_forbidden_card") };
+      } else {
+        this.lastError = null;
+      }
+      this.renderActions();
+      this.renderCards();
+      this.renderError();
+      if (this.selected.size === v.legal.count) {
+        const pass = document.getElementById("pass-button");
+        if (pass && document.activeElement && this.el.myCards.contains(document.activeElement)) {
+          // Keep keyboard focus on the hand; Tab reaches the pass button next.
+        }
+      }
+      return;
+    }
+    if (v.phase === "pass") {
+      this.lastError = { code: "already_passed", text: v.passed[this.seat] ? reasonWords("already_passed") : "Wait: the cards are being passed." };
+      this.renderError();
+      return;
+    }
+    if (v.legal && v.legal.type === "play" && v.legal.faces && v.legal.cards.includes(code)) {
+      if (v.legal.faces.length === 1) {
+        this.playCard(code, v.legal.faces[0]);
+        return;
+      }
+      this.faceChoice = code;
+      this.renderActions();
+      this.renderCards();
+      const first = this.el.actions.querySelector(".face-choice");
+      if (first) first.focus();
+      return;
+    }
+    const face = v.game === "double" && v.trick.length === 0 && v.legal && v.legal.faces ? "light" : null;
+    this.playCard(code, face);
+  }
+
+  playCard(code, face) {
+    const move = { type: "play", card: code.split("/")[0] };
+    if (face) move.face = face;
+    this.faceChoice = null;
+    this.sendMove(move, { card: code });
+    this.renderActions();
+  }
+
+  sendPass() {
+    const v = this.view;
+    if (!v || !v.legal || v.legal.type !== "pass") return;
+    const cards = [...this.selected].map((c) => c.split("/")[0]);
+    this.sendMove({ type: "pass", cards }, { passCount: v.legal.count });
+    this.selected.clear();
+  }
+
+  sendMove(move, ctx = {}) {
+    // Playing a card closes the last hand's result (it would hide the trick).
+    if (move.type === "play" && this.resultFor !== null) this.resultClosed.add(this.resultFor);
+    this.lastError = null;
+    this.renderError();
+    this.send("move", { move }, ctx);
+  }
+}

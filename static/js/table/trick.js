@@ -1,0 +1,133 @@
+// The trick in the middle of the felt, the words under it, and "Last trick".
+//
+// Methods of the table page (static/js/table.js mixes them into TablePage): `this` is the page.
+
+import { SUIT_NAMES, cardLabel, parseCard, renderCard } from "../cards.js";
+import { h, fill, setText } from "../dom.js";
+import { DIRECTION_WORDS } from "../labels.js";
+import { ledSuitOf, markLedFaces, handTricks, cardChip, signed, capital } from "./util.js";
+
+export class TrickPart {
+  /** The last completed trick: of this hand, or the previous hand's last one. */
+  lastTrick() {
+    const v = this.view;
+    if (!v) return null;
+    if (v.tricks.length) return v.tricks[v.tricks.length - 1];
+    if (v.previous_tricks && v.previous_tricks.length) return v.previous_tricks[v.previous_tricks.length - 1];
+    return null;
+  }
+
+  slotOf(play) {
+    const v = this.view;
+    if (v.game === "dummy" && play.from === "dummy") {
+      const mine = play.seat === (this.seat === null ? 0 : this.seat);
+      return mine ? "dummy-near" : "dummy-far";
+    }
+    return this.position(play.seat);
+  }
+
+  renderTrick() {
+    const v = this.view;
+    const area = this.el.trick;
+    if (!v || !this.table || this.table.status === "waiting") {
+      fill(area);
+      delete this.el.trickInfo.dataset.key;
+      setText(this.el.trickInfo, this.table && this.table.status === "waiting" ? "Waiting for players\u2026" : "");
+      return;
+    }
+    let plays = v.trick;
+    let done = null;
+    if (!plays.length) {
+      done = this.lastTrick();
+      plays = done ? done.plays : [];
+    }
+    const ledFace = done ? done.lead_face : v.lead_face;
+    const ledSuit = done ? ledSuitOf(done) : v.led_suit;
+    const slots = new Map();
+    for (const el of area.children) slots.set(el.dataset.slot, el);
+    const wanted = new Set();
+    plays.forEach((play, i) => {
+      const slot = this.slotOf(play);
+      wanted.add(slot);
+      let el = slots.get(slot);
+      const key = `${play.card}|${done ? "done" : "live"}|${ledFace || ""}|${ledSuit || ""}|${done ? done.winner : ""}`;
+      if (el && el.dataset.key === key) return;
+      const fresh = !el || el.dataset.card !== play.card;
+      const who = play.from === "dummy" ? `${this.seatName(play.seat)}'s half dummy` : this.seatName(play.seat);
+      const winner = done && (done.winner === play.seat && play.from === "hand" || (done.winner === "dummy" && play.from === "dummy"));
+      const classes = [];
+      if (this.game === "twentyeight" && parseCard(play.card).light.suit === "H") classes.push("trump");
+      if (i === 0) classes.push("lead");
+      const cardEl = renderCard(play.card, {
+        className: classes.join(" "),
+        label: `${cardLabel(play.card)}, played by ${who}${i === 0 && ledFace ? `, leading with the ${ledFace === "dark" ? "Dark" : "Light"} face` : ""}`,
+        leadFace: i === 0 ? ledFace : null,
+      });
+      if (this.game === "double" && ledSuit) markLedFaces(cardEl, play.card, ledSuit, i === 0 ? ledFace : null);
+      const node = h("div", {
+        class: ["slot", `slot-${slot}`, fresh && !done ? "enter" : "", done ? "done" : "", winner ? "winner" : ""],
+        "data-slot": slot, "data-card": play.card,
+      }, cardEl, this.slotName(play, who));
+      node.dataset.key = key;
+      if (el) el.replaceWith(node);
+      else area.appendChild(node);
+    });
+    for (const [slot, el] of slots) if (!wanted.has(slot)) el.remove();
+    // The words under the trick.
+    const info = [];
+    if (done) {
+      const winnerName = done.winner === "dummy" ? "The dummy" : this.seatName(done.winner);
+      info.push(`${done.winner === this.seat ? "You" : winnerName} took the last trick.`);
+    } else if (v.trick.length && ledSuit) {
+      const led = `${SUIT_NAMES[ledSuit]} led`;
+      info.push(v.game === "double" && v.lead_face ? `${v.lead_face === "dark" ? "Dark" : "Light"} face leads: ${led}.` : `${capital(led)}.`);
+    }
+    if (v.phase === "play" || v.phase === "pass") {
+      const total = handTricks(v);
+      if (v.phase === "play" && total) info.push(`Trick ${Math.min(v.trick_no + 1, total)} of ${total}.`);
+    }
+    if (v.game === "twentyeight" && v.phase === "play") info.push(["minor", v.hearts_broken ? "Hearts are broken." : "Hearts not broken yet."]);
+    else if (v.phase === "play") info.push(["minor", v.hearts_broken ? "Hearts are broken." : "Hearts not broken."]);
+    if (v.phase === "pass" && v.pass_direction) {
+      info.push(`Passing ${v.pass_count} card${v.pass_count === 1 ? "" : "s"} ${DIRECTION_WORDS[v.pass_direction] || v.pass_direction}.`);
+    }
+    if (v.dead_count && v.phase === "play") info.push(["minor", `${v.dead_count} card${v.dead_count === 1 ? "" : "s"} face down, shown at the end of the hand.`]);
+    // Early in a hand, the previous hand's result stays in words under the trick (the
+    // result panel may already be gone), with its face-down cards shown.
+    const last = v.history.length ? v.history[v.history.length - 1] : null;
+    const recap = last && v.tricks.length === 0 && v.phase !== "over" && last.hand_no === v.hand_no - 1;
+    const children = info.filter((item) => !(recap && Array.isArray(item))).map((item) => (Array.isArray(item)
+      ? h("span", { class: `info-${item[0]}` }, `${item[1]} `)
+      : h("span", {}, `${item} `)));
+    if (recap) {
+      const parts = last.points.map((p, i) => `${this.scorerName(i)} ${signed(p)}`).join(", ");
+      children.push(h("span", { class: "last-hand" }, `Hand ${last.hand_no + 1}: ${parts}.`));
+      if (last.dead && last.dead.length) {
+        children.push(h("span", { class: "dead-line" }, "Face-down cards were: ",
+          last.dead.map((c) => cardChip(c))));
+      }
+    }
+    const key = JSON.stringify([info, last && last.hand_no, v.tricks.length === 0]);
+    if (this.el.trickInfo.dataset.key !== key) {
+      this.el.trickInfo.dataset.key = key;
+      fill(this.el.trickInfo, children);
+    }
+  }
+
+  /** The name under a played card; on a phone a computer's is short ("Comp 2"), as on the
+   *  score sheet, so it fits whole (the card's own name says it in full). */
+  slotName(play, who) {
+    const short = play.from === "dummy" ? `${this.shortName(play.seat)} dummy` : this.shortName(play.seat);
+    if (short === who) return h("span", { class: "slot-name", title: who }, who);
+    return h("span", { class: "slot-name", title: who },
+      h("span", { class: "full" }, who), h("span", { class: "short", "aria-hidden": "true" }, short));
+  }
+
+  toggleLastTrick(force) {
+    const last = this.lastTrick();
+    this.showLastTrick = force === undefined ? !this.showLastTrick : force;
+    if (!last) this.showLastTrick = false;
+    this.renderHead();
+    this.renderCenter();
+  }
+}

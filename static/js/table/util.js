@@ -1,0 +1,84 @@
+// Small helpers and constants shared by the table page's parts.
+
+import { cardLabel, faceOf, faceShort, parseCard } from "../cards.js";
+import { h, setText } from "../dom.js";
+
+export const POSITIONS = {
+  2: ["bottom", "top"],
+  3: ["bottom", "left", "right"],
+  4: ["bottom", "left", "top", "right"],
+  5: ["bottom", "left", "top-left", "top-right", "right"],
+};
+
+// Where a seat is drawn, in words for a spectator's screen reader.
+export const PLACE_WORDS = {
+  bottom: "at the bottom", top: "at the top", left: "on the left", right: "on the right",
+  "top-left": "at the top left", "top-right": "at the top right",
+};
+
+// A hand's result stays up at least this long (unless closed), even if play goes on: the
+// server's pause between hands (HEARTS_HAND_PAUSE_MS) may be shorter, or off.
+export const RESULT_MIN_MS = 6000;
+
+export function gameOfPreset(preset) {
+  if (preset.startsWith("two-player-dummy")) return "dummy";
+  if (preset.startsWith("two-player-28")) return "twentyeight";
+  if (preset.startsWith("double")) return "double";
+  return "classic";
+}
+
+export function ledSuitOf(trick) {
+  if (!trick || !trick.plays.length) return null;
+  const face = faceOf(trick.plays[0].card, trick.lead_face || "light");
+  return face.joker ? null : face.suit;
+}
+
+/** Double Hearts: underline the faces that follow the led suit (they compete for the trick). */
+export function markLedFaces(cardEl, code, ledSuit, leadFace) {
+  const card = parseCard(code);
+  const faces = cardEl.querySelectorAll(".face");
+  [card.light, card.dark].forEach((face, i) => {
+    if (!face || !faces[i]) return;
+    const follows = leadFace ? (i === 0 ? leadFace === "light" : leadFace === "dark") : face.suit === ledSuit;
+    faces[i].classList.toggle("follows", follows);
+  });
+}
+
+export function handTricks(v) {
+  const held = v.hand_sizes.reduce((a, b) => a + b, 0) + (v.half_dummy_sizes ? v.half_dummy_sizes.reduce((a, b) => a + b, 0) : 0);
+  const played = v.tricks.reduce((a, t) => a + t.plays.length, 0) + v.trick.length;
+  const perTrick = v.game === "dummy" ? 3 : v.players;
+  return Math.round((held + played) / perTrick) || 0;
+}
+
+/** A card as short coloured text ("Q♠"), for lines of words. */
+export function cardChip(code) {
+  const card = parseCard(code);
+  const faces = card.dark ? [card.light, card.dark] : [card.light];
+  return h("span", { class: "chip", "data-card": code, role: "img", "aria-label": cardLabel(code) },
+    faces.map((f, i) => h("span", { class: [f.joker ? "joker" : `s-${f.suit}`, i ? "dark" : ""], "aria-hidden": "true" }, faceShort(f))));
+}
+
+/** A row's heading (one line, shortened with an ellipsis on a narrow screen: whole in its title). */
+export function labelRow(el, text) {
+  setText(el, text);
+  el.title = text;
+}
+
+export function signed(n) {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+export function capital(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+export function shortDirection(dir) {
+  return { left: "\u2190 left", right: "\u2192 right", across: "\u2195 across", hold: "keep", other: "\u21C4" }[dir] || dir;
+}
+
+export function formatSeconds(ms) {
+  const s = Math.ceil(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
