@@ -68,8 +68,9 @@ async def me(player: PlayerDep) -> dict[str, Any]:
 
 
 @router.get("/presets")
-async def presets() -> dict[str, Any]:
-    """Every preset with its options, and every option the create-table form can show."""
+async def presets(services: ServicesDep) -> dict[str, Any]:
+    """Every preset with its options, every option the create-table form can show, and the
+    limits of what a page may send (the chat's length)."""
     labels: dict[str, str] = dict(getattr(engine, "PRESET_LABELS", {}))
     return {
         "presets": [
@@ -86,6 +87,7 @@ async def presets() -> dict[str, Any]:
         ],
         "options": engine.describe_options(),
         "bot_levels": list(BOT_LEVELS),
+        "limits": {"chat_max_chars": services.settings.chat_max_chars},
     }
 
 

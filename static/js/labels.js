@@ -69,37 +69,7 @@ export const VALUE_LABELS = {
   },
 };
 
-// Passing choices each game accepts (the engine refuses the others).
-export const PASSING_BY_GAME = {
-  classic: ["lrah", "lra", "lr", "left", "right", "dealer", "none"],
-  dummy: ["lr", "none"],
-  double: ["lrah", "lra", "lr", "left", "right", "none"],
-};
 export const DUMMY_PASSING_LABELS = { lr: "Pass 3 cards to each other", none: "No passing" };
-
-export const DECKS_BY_PLAYERS = {
-  3: ["remove_2d", "remove_2c", "jokers"],
-  4: ["standard"],
-  5: ["remove_2c_2d", "jokers"],
-};
-export const PASS_COUNT_BY_PLAYERS = { 3: 3, 4: 3, 5: 2 };
-
-// Each preset's values where they differ from the options' general defaults. The server's
-// /api/presets lists only options that differ from the preset itself (always none), so the
-// form needs this to show a preset's real values; a "values" field from the server wins.
-export const PRESET_VALUES = {
-  "classic-3": { players: 3, deck: "remove_2d" },
-  "classic-3-jokers": { players: 3, deck: "jokers" },
-  "classic-5": { players: 5, deck: "remove_2c_2d", pass_count: 2 },
-  "classic-5-jokers": { players: 5, deck: "jokers", pass_count: 2 },
-  omnibus: { omnibus: "JD" },
-  hooligan: { hooligan: true },
-  "spot-hearts": { graded_hearts: true },
-  "two-player-dummy": { players: 2, passing: "lr", no_points_first_trick: false, moon: "self" },
-  "two-player-28": { players: 2, passing: "none", no_points_first_trick: false, queen_breaks_hearts: false },
-  "double-hearts": { target_score: 250 },
-  "double-hearts-3": { players: 3, target_score: 250 },
-};
 
 export const BOT_LABELS = { easy: "Easy", standard: "Standard", pro: "Pro", expert: "Expert" };
 

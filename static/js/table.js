@@ -17,21 +17,13 @@ import { LayoutPart } from "./table/layout.js";
 import { ScoresPart } from "./table/scores.js";
 import { SeatsPart } from "./table/seats.js";
 import { TrickPart } from "./table/trick.js";
-import { RESULT_MIN_MS, gameOfPreset } from "./table/util.js";
+import { RESULT_MIN_MS } from "./table/util.js";
 
 // The parts of the page, by the method that draws each, in drawing order.
 const RENDER_PARTS = [
   "renderHead", "renderSeats", "renderTrick", "renderCenter", "renderActions",
   "renderCards", "renderScores", "renderSheet", "renderClocks", "renderError",
 ];
-
-const PRESET_FALLBACK_LABELS = {
-  classic: "Hearts, 4 players",
-  "two-player-dummy": "Two players with a dummy",
-  "two-player-28": "Two players, 28 cards, hearts trump",
-  "double-hearts": "Double Hearts, 4 players",
-  "double-hearts-3": "Double Hearts, 3 players",
-};
 
 export function mountTable(root, tableId, { invite = null, autoSit = false } = {}) {
   const page = new TablePage(root, tableId, invite, autoSit);
@@ -59,7 +51,10 @@ class TablePage {
     this.resultFor = null; // hand_no whose result panel is open
     this.resultClosed = new Set();
     this.lastError = null;
-    this.presetLabels = { ...PRESET_FALLBACK_LABELS };
+    // From /api/presets: each preset's label and game (a table that has not started has no
+    // view to say its game), and the server's limits (the chat's length).
+    this.presets = new Map();
+    this.botLevels = ["standard"]; // the server's default level, until /api/presets lists them
     this.setupDone = false;
     this.startSent = false;
     this.pendingSit = null;
@@ -89,8 +84,11 @@ class TablePage {
     window.addEventListener("resize", this.resizeHandler);
     api("/api/presets", { auth: false })
       .then((data) => {
-        for (const p of data.presets) this.presetLabels[p.id] = p.label;
-        this.renderHead();
+        for (const p of data.presets) this.presets.set(p.id, { label: p.label, game: p.game });
+        if (Array.isArray(data.bot_levels) && data.bot_levels.length) this.botLevels = data.bot_levels;
+        const chatMax = data.limits && data.limits.chat_max_chars;
+        if (chatMax) this.el.chatInput.maxLength = chatMax;
+        if (this.table && !this.gone) this.render();
       })
       .catch(() => {});
   }
@@ -322,6 +320,20 @@ class TablePage {
     return t && t.pause_until_ms && t.status === "playing" ? Math.max(0, t.pause_until_ms - this.serverNow()) : 0;
   }
 
+  /** The game (classic, dummy, twentyeight, double): the view's, or before there is a view
+   *  the table's preset's, as /api/presets says (null until it has come). */
+  gameOf() {
+    if (this.view) return this.view.game;
+    const preset = this.table && this.presets.get(this.table.preset);
+    return preset ? preset.game : null;
+  }
+
+  /** The table's preset in words ("Hearts, 4 players"), or "Table" until /api/presets came. */
+  presetLabel() {
+    const preset = this.table && this.presets.get(this.table.preset);
+    return preset ? preset.label : "Table";
+  }
+
   afterStateActions() {
     const t = this.table;
     if (!t) return;
@@ -380,15 +392,15 @@ class TablePage {
     const t = this.table;
     const v = this.view;
     const n = t.players;
-    const game = v ? v.game : gameOfPreset(t.preset);
+    const game = this.gameOf();
     const page = this.el.page;
-    page.className = `table-page game-${game} players-${n} status-${t.status}${v ? ` phase-${v.phase}` : ""}${this.seat === null ? " spectator" : " seated"}`;
+    page.className = `table-page${game ? ` game-${game}` : ""} players-${n} status-${t.status}${v ? ` phase-${v.phase}` : ""}${this.seat === null ? " spectator" : " seated"}`;
     this.game = game;
     // Each part draws on its own: one that throws is reported and the others still draw.
     for (const part of RENDER_PARTS) this.renderPart(part);
     this.markPending();
     const myTurn = v && v.legal && this.seat !== null;
-    document.title = `${myTurn ? "Your turn \u2013 " : ""}${this.presetLabels[t.preset] || t.preset} \u2013 Hearts Online`;
+    document.title = `${myTurn ? "Your turn \u2013 " : ""}${this.presetLabel()} \u2013 Hearts Online`;
   }
 
   /** Draw one part of the page (a method name), reporting an exception to the console

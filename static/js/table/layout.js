@@ -4,7 +4,6 @@
 
 import { SUIT_SYMBOLS } from "../cards.js";
 import { h, fill, setText, toast } from "../dom.js";
-import { gameOfPreset } from "./util.js";
 
 export class LayoutPart {
   build() {
@@ -58,7 +57,7 @@ export class LayoutPart {
     e.sheetSection = h("section", { class: "panel sheet", id: "score-sheet", "aria-labelledby": "sheet-title", tabindex: "-1" },
       h("h2", { id: "sheet-title" }, "Score sheet"), e.sheet);
     e.chatLog = h("ol", { class: "chat-log", "aria-live": "polite", "aria-label": "Chat messages" });
-    e.chatInput = h("input", { id: "chat-input", maxlength: "300", autocomplete: "off", placeholder: "Say something nice" });
+    e.chatInput = h("input", { id: "chat-input", autocomplete: "off", placeholder: "Say something nice" });
     e.chatForm = h("form", {
       class: "chat-form",
       onsubmit: (event) => {
@@ -89,10 +88,10 @@ export class LayoutPart {
   renderHead() {
     const t = this.table;
     if (!t) return;
-    setText(this.el.title, this.presetLabels[t.preset] || t.preset);
+    setText(this.el.title, this.presetLabel());
     const badges = [];
     const v = this.view;
-    const game = this.game || gameOfPreset(t.preset);
+    const game = this.gameOf();
     if (game === "twentyeight") badges.push(h("span", { class: "badge trump" }, `${SUIT_SYMBOLS.H} Hearts are trump`));
     if (game === "double") badges.push(h("span", { class: "badge" }, "Light face on top, Dark below"));
     if (t.private) badges.push(h("span", { class: "badge" }, "Private"));

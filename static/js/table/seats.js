@@ -154,7 +154,7 @@ export class SeatsPart {
     if (isHost && t.status === "waiting") {
       if (s.kind === "open") {
         const level = h("select", { "aria-label": `Computer level for seat ${seat + 1}`, class: "small" },
-          ["easy", "standard", "pro", "expert"].map((l) => h("option", { value: l, selected: l === "standard" }, botLabel(l))));
+          this.botLevels.map((l) => h("option", { value: l, selected: l === "standard" }, botLabel(l))));
         buttons.push(h("span", { class: "add-bot" }, level,
           h("button", { type: "button", class: "btn small", onclick: () => this.send("add_bot", { seat, level: level.value }) }, "Add computer")));
       } else if (s.kind === "bot") {

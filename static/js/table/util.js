@@ -20,13 +20,6 @@ export const PLACE_WORDS = {
 // server's pause between hands (HEARTS_HAND_PAUSE_MS) may be shorter, or off.
 export const RESULT_MIN_MS = 6000;
 
-export function gameOfPreset(preset) {
-  if (preset.startsWith("two-player-dummy")) return "dummy";
-  if (preset.startsWith("two-player-28")) return "twentyeight";
-  if (preset.startsWith("double")) return "double";
-  return "classic";
-}
-
 export function ledSuitOf(trick) {
   if (!trick || !trick.plays.length) return null;
   const face = faceOf(trick.plays[0].card, trick.lead_face || "light");
