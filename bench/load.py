@@ -3,12 +3,18 @@
     python -m bench.load                      # 200 tables, 1 then 2 instances, local Redis
     python -m bench.load --tables 50 --instances 1
     python -m bench.load --address 127.0.0.1:8000 --secret KEY   # a running server
+    python -m bench.load --tables 20 --instances 1 --soak-minutes 20 --rate 100   # a soak
 
 Starts ``python -m app`` instance(s) on the given Redis (unless --address), opens every socket,
 plays complete hands as fast as the protocol allows (each player moves as soon as its view says
 so) and prints moves/s, the p50/p99 time from a move sent to the last view of it delivered to
 every socket of its table, Redis memory per table, server memory per socket and server CPU per
 move. Timings belong here, not in the tests.
+
+With ``--soak-minutes M`` the tables play game after game (the host asks for a rematch at
+each game's end) at a paced ``--rate`` of moves per second in all, and each minute prints the
+server's memory per socket (RSS growth since before the sockets opened, over the sockets) and
+that minute's p99, so a leak or a slowdown shows as a figure that keeps rising.
 
 The load generator shares the machine with the servers and Redis, so it is made cheap: several
 client processes (``--clients``), each a uvloop with a minimal WebSocket client written on
@@ -257,6 +263,7 @@ class TableRun:
     arrivals: list[dict[int, float]] = field(default_factory=list)  # per socket: version -> t
     moves: int = 0
     over: bool = False
+    games: int = 0  # games finished (a soak plays several)
     started_at: float = 0.0
     ended_at: float = 0.0
 
@@ -280,9 +287,17 @@ class Seat:
     """A scripted player (seat 0-3) or a spectator (seat None) on one table."""
 
     def __init__(
-        self, run: TableRun, seat: int | None, rng: random.Random, done: Any, think_ms: float
+        self,
+        run: TableRun,
+        seat: int | None,
+        rng: random.Random,
+        done: Any,
+        think_ms: float,
+        soak: bool = False,
     ) -> None:
         self.think = think_ms / 1000
+        self.soak = soak  # play game after game: the host asks for a rematch at each end
+        self.rematched = -1  # the version a rematch was asked at
         self.run = run
         self.seat = seat
         self.rng = rng
@@ -305,6 +320,13 @@ class Seat:
             version = int(data[i:j])
             self.arrivals.setdefault(version, time.perf_counter())
             run = self.run
+            if self.soak and self.playing and data.find(b'"status":"over"') >= 0:
+                if self.seat == 0 and version > self.rematched:
+                    self.rematched = version
+                    run.games += 1
+                    assert self.ws is not None
+                    self.ws.send(orjson.dumps({"type": "rematch", "id": f"rematch-{version}"}))
+                return
             if not run.over and data.find(b'"status":"over"') >= 0 and self.playing:
                 run.over = True
                 run.ended_at = time.perf_counter()
@@ -327,7 +349,7 @@ class Seat:
                 if sent[1]:
                     self.run.passes.add(msg["version"])
                 self.run.moves += 1
-            else:
+            elif msg["id"].startswith("setup"):
                 self.acks.put_nowait(msg)
         elif data.startswith(b'{"type":"error"'):
             msg = orjson.loads(data)
@@ -382,11 +404,46 @@ class Seat:
         return await asyncio.wait_for(self.acks.get(), 60)
 
 
+def delivered(run: TableRun, versions: list[int]) -> Iterator[tuple[float, float, bool]]:
+    """(send time, ms until every socket of the table had the move's view, a play rather than
+    a pass) for the moves of ``versions`` that reached every socket."""
+    for version in versions:
+        sent = run.sent[version]
+        last = 0.0
+        for arrivals in run.arrivals:
+            at = arrivals.get(version)
+            if at is None:  # a later version arrived first (coalesced): the first after
+                at = min((t for v, t in arrivals.items() if v >= version), default=None)
+            if at is not None and at > last:
+                last = at
+        if last:
+            yield sent, (last - sent) * 1000, version not in run.passes
+
+
+def harvest(run: TableRun, before: float) -> list[tuple[float, bool]]:
+    """A soak's running figures: the latencies of the moves sent before ``before`` (long
+    enough ago to be delivered), forgotten with the arrivals they needed, so that a long run
+    keeps no growing history in the load generator."""
+    done = sorted(v for v, t in run.sent.items() if t < before)
+    out = [(latency, play) for _, latency, play in delivered(run, done)]
+    for version in done:
+        del run.sent[version]
+        run.passes.discard(version)
+    if done:
+        keep = min(run.sent, default=done[-1] + 1)
+        for arrivals in run.arrivals:
+            for version in [v for v in arrivals if v < keep]:
+                del arrivals[version]
+    return out
+
+
 async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
     tables: list[TableRun] = []
     seats: list[Seat] = []
     remaining = len(job["tables"])
     all_over = asyncio.Event()
+    if not remaining:  # more client processes than tables: nothing to wait for
+        all_over.set()
 
     def one_done() -> None:
         nonlocal remaining
@@ -399,7 +456,14 @@ async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
         tables.append(run)
         for i, address in enumerate(spec["addresses"]):
             seat = i if i < 4 else None
-            s = Seat(run, seat, random.Random(hash((spec["id"], i))), one_done, job["think_ms"])
+            s = Seat(
+                run,
+                seat,
+                random.Random(hash((spec["id"], i))),
+                one_done,
+                job["think_ms"],
+                soak=job["soak_s"] > 0,
+            )
             token = job["tokens"][i] if seat is not None else None
             await s.connect(address, token, job["compact"])
             seats.append(s)
@@ -419,25 +483,37 @@ async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
     for i, s in enumerate(hosts):
         # Tables start spread over --stagger-ms (not all in the same instant).
         loop.call_later(i * gap, s.start_game)
-    await asyncio.wait_for(all_over.wait(), job["timeout"])
-    end = time.perf_counter()
     latencies: list[float] = []
     play_latencies: list[float] = []
     timeline: list[tuple[float, float]] = []  # (seconds since the start, latency ms)
+    if job["soak_s"] > 0:
+        # A report each minute (the parent adds the server's memory), then the final one.
+        minute = 0
+        while (minute + 1) * 60 <= job["soak_s"]:
+            minute += 1
+            await asyncio.sleep(max(0.0, start + minute * 60 - time.perf_counter()))
+            cut = time.perf_counter() - 2.0  # moves sent 2 s ago have been delivered
+            values = [x for run in tables for x in harvest(run, cut)]
+            latencies += [latency for latency, _ in values]
+            play_latencies += [latency for latency, play in values if play]
+            results.put({"minute": minute, "latencies": [latency for latency, _ in values]})
+        await asyncio.sleep(max(0.0, start + job["soak_s"] - time.perf_counter()))
+        for s in seats:
+            s.playing = False  # no new moves; those under way are answered
+        all_over.set()
+        await asyncio.sleep(2.0)  # the last moves' views arrive
+        for run in tables:
+            values = harvest(run, time.perf_counter())
+            latencies += [latency for latency, _ in values]
+            play_latencies += [latency for latency, play in values if play]
+    await asyncio.wait_for(all_over.wait(), job["timeout"])
+    end = time.perf_counter() if not job["soak_s"] else start + job["soak_s"]
     for run in tables:
-        for version, sent in run.sent.items():
-            last = 0.0
-            for arrivals in run.arrivals:
-                at = arrivals.get(version)
-                if at is None:  # a later version arrived first (coalesced): the first after
-                    at = min((t for v, t in arrivals.items() if v >= version), default=None)
-                if at is not None and at > last:
-                    last = at
-            if last:
-                latencies.append((last - sent) * 1000)
-                timeline.append((sent - start, (last - sent) * 1000))
-                if version not in run.passes:
-                    play_latencies.append((last - sent) * 1000)
+        for sent, latency, play in delivered(run, list(run.sent)):
+            latencies.append(latency)
+            timeline.append((sent - start, latency))
+            if play:
+                play_latencies.append(latency)
     results.put(
         {
             "moves": sum(r.moves for r in tables),
@@ -447,6 +523,7 @@ async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
             "play_latencies": play_latencies,
             "timeline": timeline,
             "table_ids": [r.table_id for r in tables],
+            "games": sum(r.games for r in tables),
             "cpu": time.process_time(),
         }
     )
@@ -495,16 +572,21 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     tokens, ids = setup_tables(addresses[0], args.tables, args.hands)
     per_table = 4 + args.spectators
     sockets = args.tables * per_table
+    clients = max(1, min(args.clients, args.tables))  # a process with no table has no end
+    think_ms = args.think_ms
+    if args.rate:  # each table moves one at a time: tables / rate seconds between its moves
+        think_ms = 1000 * args.tables / args.rate
     jobs: list[dict[str, Any]] = [
         {
             "tables": [],
             "tokens": tokens,
             "compact": args.compact,
             "timeout": args.timeout,
-            "think_ms": args.think_ms,
+            "think_ms": think_ms,
             "stagger_ms": args.stagger_ms,
+            "soak_s": args.soak_minutes * 60,
         }
-        for _ in range(args.clients)
+        for _ in range(clients)
     ]
     for t, table_id in enumerate(ids):
         # Players and spectators of a table spread over the instances.
@@ -512,9 +594,9 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
             "id": table_id,
             "addresses": [addresses[(t + i) % len(addresses)] for i in range(per_table)],
         }
-        jobs[t % args.clients]["tables"].append(spec)
+        jobs[t % clients]["tables"].append(spec)
     ctx = multiprocessing.get_context("fork")
-    barrier = ctx.Barrier(args.clients + 1)
+    barrier = ctx.Barrier(clients + 1)
     results = ctx.Queue()
     rss_before = [rss_kb(p) for p in pids]
     procs = [ctx.Process(target=client_process, args=(job, barrier, results)) for job in jobs]
@@ -523,6 +605,8 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     barrier.wait(timeout=args.timeout)
     rss_sockets = [rss_kb(p) for p in pids]
     cpu_before = [cpu_split(p) for p in pids]
+    if args.soak_minutes:
+        soak_report(results, clients, pids, rss_before, sockets, args.soak_minutes)
     got = [results.get(timeout=args.timeout + 60) for _ in procs]
     cpu_after = [cpu_split(p) for p in pids]
     # The results writer finishes the last tables' records after the run: its CPU until the
@@ -579,6 +663,7 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         "tables": args.tables,
         "sockets": sockets,
         "moves": moves,
+        "games": sum(g["games"] for g in got),
         "seconds": elapsed,
         "moves_per_s": moves / elapsed if elapsed else 0.0,
         "p50_ms": statistics.median(latencies) if latencies else 0.0,
@@ -591,8 +676,32 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         "written_cpu_us_per_move": written_cpu / moves * 1e6 if moves and pids else 0.0,
         "client_cpu_s": sum(g["cpu"] for g in got),
         "load": os.getloadavg()[0],
-        "think_ms": args.think_ms,
+        "think_ms": think_ms,
     }
+
+
+def soak_report(
+    results: Any, clients: int, pids: list[int], rss_before: list[int], sockets: int, minutes: int
+) -> None:
+    """Each minute of a soak: moves, p99 and the servers' memory per socket (RSS growth since
+    before the sockets opened, over the sockets), once every client process has reported."""
+    pending: dict[int, list[list[float]]] = {}
+    for _ in range(clients * minutes):
+        got = results.get(timeout=120)
+        if "error" in got:
+            raise SystemExit(f"a client process failed: {got['error']}")
+        pending.setdefault(got["minute"], []).append(got["latencies"])
+        if len(pending[got["minute"]]) < clients:
+            continue
+        values = sorted(x for part in pending.pop(got["minute"]) for x in part)
+        rss = [rss_kb(p) for p in pids]
+        growth = sum(rss) - sum(rss_before)
+        print(
+            f"  minute {got['minute']:3d}: moves={len(values):6d} ({len(values) / 60:.0f}/s)"
+            f" p50 {percentile(values, 0.5):6.1f} ms p99 {percentile(values, 0.99):6.1f} ms;"
+            f" server RSS {sum(rss) / 1024:.1f} MB, {growth / max(1, sockets):.1f} KB/socket",
+            flush=True,
+        )
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -604,6 +713,7 @@ def report(result: dict[str, Any]) -> None:
     print(
         f"instances={result['instances']} tables={result['tables']} sockets={result['sockets']}"
         f"{' think=' + str(result['think_ms']) + 'ms' if result['think_ms'] else ''}"
+        f"{' games=' + str(result['games']) if result['games'] else ''}"
         f" moves={result['moves']} in {result['seconds']:.1f}s:"
         f" {result['moves_per_s']:.0f} moves/s,"
         f" move->last view p50 {result['p50_ms']:.1f} ms p99 {result['p99_ms']:.1f} ms"
@@ -634,6 +744,18 @@ def main() -> None:
         default=0.0,
         help="a player waits this long before each move (0: as fast as the protocol allows);"
         " paces the load to measure latency below saturation",
+    )
+    parser.add_argument(
+        "--soak-minutes",
+        type=int,
+        default=0,
+        help="play game after game for this long, printing memory per socket and p99 each minute",
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="moves per second in all, paced (sets --think-ms from --tables); for a soak",
     )
     parser.add_argument(
         "--full-views",
