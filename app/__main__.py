@@ -8,7 +8,6 @@ services (see README.md).
 from __future__ import annotations
 
 import gc
-import logging
 import sys
 
 
@@ -37,11 +36,10 @@ def main() -> None:
 
     import uvicorn
 
+    from app.logs import configure
     from app.main import create_app
 
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(levelname)s %(name)s %(message)s"
-    )
+    configure(settings.log_format, settings.log_level)
     mode = "embedded (in-process Redis, SQLite)" if settings.uses_memory_redis else "shared Redis"
     print(f"Hearts Online on http://{settings.host}:{settings.port}  [{mode}]", file=sys.stderr)
     app = create_app(settings)
@@ -54,6 +52,10 @@ def main() -> None:
         ws="websockets-sansio",
         ws_max_size=max(65536, settings.ws_max_message_bytes * 4),
         ws_per_message_deflate=settings.ws_per_message_deflate,
+        # JSON logs: uvicorn's loggers go to the one JSON handler (app/logs.py).
+        log_config=None if settings.log_format == "json" else uvicorn.config.LOGGING_CONFIG,
+        # SIGTERM: open sockets are sent 1012 at once; their handlers get this long to finish.
+        timeout_graceful_shutdown=settings.shutdown_grace_seconds,
         # X-Forwarded-For/-Proto are believed only from HEARTS_TRUSTED_PROXIES (the same list
         # app/api/client.py uses for the limits); with none, a client cannot claim another
         # address or HTTPS by sending those headers itself.

@@ -27,9 +27,11 @@ from app.api.deps import (
 )
 from app.db import Database
 from app.db.players import PlayerInfo
+from app.metrics import Metrics
 from app.settings import Settings
 
 if TYPE_CHECKING:
+    from app.friends.hub import FriendsHub
     from app.realtime.hub import Hubs
     from app.store import Fanout, TableStore
     from app.tables import TableService
@@ -134,6 +136,10 @@ class Services:
     database: Database
     identity: Identity
     background: list[Any] = field(default_factory=list)
+    # Presence, friend events and invitations of this instance (app/friends/hub.py).
+    friends: FriendsHub | None = None
+    # Prometheus counters and histograms of this app (app/metrics.py).
+    metrics: Metrics = field(default_factory=Metrics)
 
 
 def get_services(request: Request) -> Services:

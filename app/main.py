@@ -17,8 +17,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from starlette.concurrency import run_in_threadpool
 
 from app.api import security, strict
@@ -28,6 +29,10 @@ from app.api.sessions import SessionChanges
 from app.api.static import CompressReads, StaticSite
 from app.db import Database, deployment
 from app.deps import Identity, Services
+from app.friends.api import router as friends_router
+from app.friends.hub import FriendsHub
+from app.logs import configure as configure_logs
+from app.metrics import Metrics, MetricsServer, token_matches
 from app.realtime.endpoint import router as ws_router
 from app.realtime.hub import Hubs
 from app.settings import Settings, load_settings
@@ -45,11 +50,17 @@ STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 def create_app(settings: Settings | None = None, *, fake_redis_server: Any = None) -> FastAPI:
     """A new app. ``fake_redis_server`` lets tests share one fakeredis between apps."""
     settings = settings or load_settings()
+    metrics = Metrics()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Here, not in create_app: the server (uvicorn, fastapi run) has set up its logging.
+        if settings.log_format == "json":
+            configure_logs(settings.log_format, settings.log_level)
         try:
-            services = await start_services(settings, fake_redis_server=fake_redis_server)
+            services = await start_services(
+                settings, fake_redis_server=fake_redis_server, metrics=metrics
+            )
         except deployment.DeploymentMismatch as error:
             log.critical("hearts-server cannot start: %s", error)
             raise
@@ -58,13 +69,27 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
         app.state.database = services.database
         app.state.redis = services.redis
         app.state.secret_key = settings.effective_secret()
+        metrics_server = None
+        if settings.metrics_port:
+            metrics_server = MetricsServer(
+                metrics, services, settings.metrics_host or settings.host, settings.metrics_port
+            )
+            await metrics_server.start()
         try:
             yield
         finally:
+            # SIGTERM: by now the server has stopped listening, sent 1012 ("service restart")
+            # to the open sockets and let their handlers finish the command in hand; what is
+            # left is handing this instance's due work back (app.tables.due) and stopping.
+            services.hubs.closing = True
+            log.info("instance %s shutting down", services.instance_id)
+            if metrics_server is not None:
+                await metrics_server.stop()
             await stop_services(services)
 
     app = FastAPI(title="Hearts Online", version="0.1.0", lifespan=lifespan)
     app.state.settings = settings
+    app.state.metrics = metrics
     app.add_middleware(SessionChanges)
     # gzip for GET answers (the API's JSON; app/api/static.py), never for sockets or POSTs.
     app.add_middleware(CompressReads)
@@ -75,6 +100,7 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
     app.include_router(api_router)
     app.include_router(ws_router)
     app.include_router(accounts_router)  # accounts, profiles, history, ratings, replays
+    app.include_router(friends_router)  # friends, presence, invitations (app/friends)
 
     @app.get("/healthz")
     async def healthz() -> JSONResponse:
@@ -102,6 +128,15 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
             status_code=200 if ok else 503,
             headers=None if ok else {"Retry-After": "5"},
         )
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics_route(request: Request) -> Response:
+        """Prometheus metrics for a bearer of HEARTS_METRICS_TOKEN; 404 to anyone else (and
+        always without a token: then they are on HEARTS_METRICS_PORT, or nowhere)."""
+        if not token_matches(request.headers.get("authorization"), settings.metrics_token):
+            return Response(b"Not Found", 404, media_type="text/plain")  # as an unknown path
+        body = await metrics.exposition(app.state.services)
+        return Response(body, media_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
 
     if STATIC_DIR.is_dir() and (STATIC_DIR / "index.html").exists():
         # Compressed once, versioned URLs cached for a year, index.html revalidated
@@ -131,7 +166,9 @@ def _database_answers(database: Database) -> None:
         connection.execute(sa.text("SELECT 1"))
 
 
-async def start_services(settings: Settings, *, fake_redis_server: Any = None) -> Services:
+async def start_services(
+    settings: Settings, *, fake_redis_server: Any = None, metrics: Metrics | None = None
+) -> Services:
     from app.db import make_database, upgrade_to_head
 
     instance_id = settings.instance_id or secrets.token_hex(4)
@@ -183,6 +220,21 @@ async def start_services(settings: Settings, *, fake_redis_server: Any = None) -
         database=database,
         identity=identity,
     )
+    if metrics is not None:
+        services.metrics = metrics
+    # Counters and histograms only on the move path (app/metrics.py).
+    computer.decided = services.metrics.bot_decided
+    services.hubs.delivered = services.metrics.delivery.observe
+    services.friends = FriendsHub(
+        redis,
+        database,
+        fanout,
+        settings.redis_namespace,
+        instance_id,
+        read_table=tables.read,
+        lobby_line=services.hubs.lobby.line,
+    )
+    await services.friends.start()
     stop = asyncio.Event()
     services.background.append(stop)
     services.background.append(asyncio.create_task(run_due_loop(tables, stop), name="due"))
@@ -244,6 +296,7 @@ class OutboxProcess:
                 self.settings.log_level,
                 os.getpid(),
                 self.settings.redis_namespace,
+                self.settings.log_format,
             ),
             name="hearts-outbox",
             daemon=True,
@@ -284,6 +337,8 @@ async def stop_services(services: Services) -> None:
                 await asyncio.wait_for(item, 5)
             except (TimeoutError, asyncio.CancelledError, Exception):
                 item.cancel()
+    if services.friends is not None:
+        await services.friends.stop()
     await services.hubs.close()
     await services.fanout.stop()
     services.tables.computer.close()
@@ -295,6 +350,12 @@ async def stop_services(services: Services) -> None:
 
 
 _MODULE_APP: FastAPI | None = None
+
+
+def __dir__() -> list[str]:
+    """The module's names and ``app``: tools that look for an app by listing a module's names
+    (``fastapi run app/main.py``) find it, and build it only when they ask for it."""
+    return sorted([*globals(), "app"])
 
 
 def __getattr__(name: str) -> Any:

@@ -43,6 +43,19 @@ class Settings(BaseSettings):
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     # Name of this instance in logs and presence records; random when empty.
     instance_id: str = ""
+    # "text" (one readable line) or "json": one JSON object per line with time, level, logger,
+    # message, and the table and player ids when known (app/logs.py).
+    log_format: Literal["text", "json"] = "text"
+
+    # Prometheus metrics (app/metrics.py, README "Operations"); /metrics is 404 unless one of
+    # these is set. A token opens /metrics on the app's port to "Authorization: Bearer <token>";
+    # a port serves it there (on metrics_host, empty = the app's host) with no token.
+    metrics_token: str = ""
+    metrics_port: int = Field(default=0, ge=0, le=65535)
+    metrics_host: str = ""
+    # On SIGTERM (hearts-server): seconds the open sockets' handlers get to finish a command
+    # in hand after they were told to reconnect elsewhere (1012), before the server stops.
+    shutdown_grace_seconds: int = Field(default=10, ge=0, le=600)
 
     # Per-message deflate doubles the cost of a send; off unless you need it.
     ws_per_message_deflate: bool = False
@@ -202,6 +215,10 @@ class Settings(BaseSettings):
             raise ValueError("HEARTS_LOBBY_PAGE_SIZE must be <= HEARTS_LOBBY_PAGE_MAX")
         if self.bot_delay_max_ms < self.bot_delay_min_ms:
             raise ValueError("HEARTS_BOT_DELAY_MAX_MS must be >= HEARTS_BOT_DELAY_MIN_MS")
+        if self.metrics_token and len(self.metrics_token) < 16:
+            raise ValueError("HEARTS_METRICS_TOKEN must be at least 16 characters")
+        if self.metrics_port and self.metrics_port == self.port:
+            raise ValueError("HEARTS_METRICS_PORT must differ from HEARTS_PORT")
         if self.secret_key and len(self.secret_key) < 16:
             raise ValueError("HEARTS_SECRET_KEY must be at least 16 characters")
         if not self.secret_key and self.redis_url != MEMORY_REDIS_URL:

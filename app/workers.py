@@ -44,6 +44,7 @@ def run_outbox_process(
     log_level: str = "info",
     parent: int | None = None,
     namespace: str | None = None,
+    log_format: str = "text",
 ) -> None:
     """The results writer (app.db.outbox) of one server, in a process of its own.
 
@@ -54,14 +55,14 @@ def run_outbox_process(
     exit_with_parent(parent=parent)
     os.nice(OUTBOX_NICE)
     import asyncio
-    import logging
     import signal
 
     from app.db import make_database
     from app.db.outbox import OutboxWorker
+    from app.logs import configure
     from app.store import make_redis
 
-    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s %(message)s")
+    configure(log_format, log_level)
 
     async def run() -> None:
         stop = asyncio.Event()

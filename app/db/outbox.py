@@ -17,6 +17,7 @@ import logging
 import os
 import random
 import socket
+import time
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -28,6 +29,7 @@ from app.db.database import Database
 from app.db.deployment import DeploymentMismatch, claim, read_database_id
 from app.db.events import EVENT_SCHEMA, BadEvent
 from app.db.results import write_event
+from app.metrics import record_sql_write
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +249,9 @@ class OutboxWorker:
             return True
         try:
             event = orjson.loads(raw)
+            started = time.perf_counter()
             outcome = await asyncio.to_thread(write_event, self.database, event)
+            seconds = time.perf_counter() - started
         except (orjson.JSONDecodeError, BadEvent) as error:
             await self._dead_letter(entry_id, raw, str(error))
             return True
@@ -268,15 +272,17 @@ class OutboxWorker:
             self.written += 1
         else:
             self.duplicates += 1
-        await self._ack(entry_id)
+        await self._ack(entry_id, sql_seconds=seconds)
         return True
 
-    async def _ack(self, *entry_ids: str) -> None:
+    async def _ack(self, *entry_ids: str, sql_seconds: float | None = None) -> None:
         if not entry_ids:
             return
         pipe = self.redis.pipeline(transaction=True)
         pipe.xack(self.stream, self.group, *entry_ids)
         pipe.xdel(self.stream, *entry_ids)
+        if sql_seconds is not None:  # the write's time, for /metrics (same round trip)
+            record_sql_write(pipe, self.stream, sql_seconds)
         await pipe.execute()
 
     async def _dead_letter(self, entry_id: str, raw: bytes | str, error: str) -> None:

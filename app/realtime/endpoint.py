@@ -17,10 +17,12 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.websockets import WebSocketState
 
+from app import logs
 from app.api.client import address_group, client_address
 from app.api.security import SESSION_COOKIE
 from app.db.players import PlayerInfo
 from app.deps import Services, SessionSocket
+from app.metrics import Metrics
 from app.realtime import messages as m
 from app.realtime.hub import Connection
 from app.realtime.limits import CLOSE_POLICY, CLOSE_TOO_MANY, LimitExceeded, Ticket
@@ -40,6 +42,9 @@ CLOSE_UNKNOWN_TABLE = 4404
 CLOSE_PROTOCOL = 4400
 CLOSE_TOO_SLOW = 4408
 CLOSE_TRY_AGAIN = 1013  # RFC 6455 "try again later": a service this needs is down
+# RFC 6455 "service restart": this instance is shutting down; the page reconnects at once and
+# the load balancer sends it to another instance (uvicorn closes open sockets so on SIGTERM).
+CLOSE_SERVICE_RESTART = 1012
 # 4429 too many sockets (per player, address or table) or new sockets too fast, 4008 a socket
 # that kept sending past its limits: app/realtime/limits.py.
 
@@ -83,6 +88,10 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
     services = _services(ws)
     settings = services.settings
     await ws.accept()
+    if services.hubs.closing:
+        await _close(ws, m.error("restarting", "this server is restarting"), CLOSE_SERVICE_RESTART)
+        return
+    logs.bind(table_id=table_id)
     # 1. hello: who is this, and what have they seen?
     try:
         raw = await asyncio.wait_for(_receive_text(ws), HELLO_TIMEOUT)
@@ -127,6 +136,8 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
             CLOSE_TRY_AGAIN,
         )
         return
+    if player is not None:
+        logs.bind(player_id=player.id)
     last_version = hello.data.get("last_version")
     if last_version is not None and (
         not isinstance(last_version, int) or isinstance(last_version, bool) or last_version < 0
@@ -319,7 +330,9 @@ async def _dispatch(
             conn.sheet_hands, conn.table_json = -1, None
             await hub.push_state(only=conn)
         return
+    metrics: Metrics = services.metrics
     if actor is None:
+        metrics.refused(msg.type, "no_token")
         conn.send(m.error("no_token", "sign in (a guest name is enough) to do that", msg.id))
         return
     # Every command carries its id to the service, which applies each id once per player (a
@@ -366,8 +379,10 @@ async def _dispatch(
         else:  # pragma: no cover - parse_client knows every type
             raise TableError("unknown_type", msg.type)
     except TableError as exc:
+        metrics.refused(msg.type, exc.code)
         conn.send(m.error(exc.code, exc.message, msg.id))
         return
+    metrics.command(msg.type, "duplicate" if result.duplicate else "ok")
     extra: dict[str, Any] = {"duplicate": True} if result.duplicate else {}
     conn.send(m.ack(msg.id, result.version, **extra))
 

@@ -402,6 +402,9 @@ class TableHub:
         if note.get("s") and version > self.state_version:
             # The events ride in the state message: one send per socket per change.
             await self.push_state(events=(version, events) if events else None, at_least=version)
+            delivered, committed_ms = self.hubs.delivered, note.get("t")
+            if delivered is not None and isinstance(committed_ms, float | int):
+                delivered((self.hubs.service.clock() - committed_ms) / 1000)
         if events:
             msg = orjson.dumps({"type": "events", "version": version, "events": events})
             for conn in list(self.conns):
@@ -447,6 +450,10 @@ class Hubs:
         service.lobby_changed = self.lobby.feed.changed_here
         # Sockets and messages per player, address and table (app/realtime/limits.py).
         self.limits = Limits(store.redis, service.sockets, service.settings)
+        # Told each change's commit-to-send time in seconds (app/metrics.py).
+        self.delivered: Callable[[float], None] | None = None
+        # Set when the server is shutting down: new sockets are told to go elsewhere (1012).
+        self.closing = False
 
     def committed_here(self, table_id: str, note: dict[str, Any]) -> None:
         hub = self.tables.get(table_id)

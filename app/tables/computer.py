@@ -12,15 +12,17 @@ import asyncio
 import logging
 import multiprocessing
 import os
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, TypeVar
 
 from app.bots import DEFAULT_BUDGET_MS, LEVELS, choose_move
 from app.workers import exit_with_parent
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # The level that plays for a person who is away or left (fast and sensible).
 STAND_IN_LEVEL = "standard"
@@ -41,6 +43,8 @@ class ComputerPlayers:
         self.budget_ms = budget_ms or None
         self.hard_cap_ms = float(hard_cap_ms) if hard_cap_ms else None
         self._executor: Executor | None = None
+        # Told each decision's level and wall time in seconds (app/metrics.py).
+        self.decided: Callable[[str, float], None] | None = None
 
     def _pool(self) -> Executor:
         if self._executor is None:
@@ -86,12 +90,27 @@ class ComputerPlayers:
         args = (level, dict(view), seed, self.budget_ms, options, self.hard_cap_ms)
         for attempt in (1, 2):
             try:
-                return await loop.run_in_executor(self._pool(), choose_move, *args)
+                started = time.perf_counter()
+                move = await loop.run_in_executor(self._pool(), choose_move, *args)
+                if self.decided is not None:
+                    self.decided(level, time.perf_counter() - started)
+                return move
             except BrokenProcessPool:
                 # A worker died (killed, out of memory): start a fresh pool and try once more.
                 log.error("computer player pool broke (attempt %d); restarting it", attempt)
                 self._reset()
         raise RuntimeError("the computer player pool keeps failing")
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the same workers (a CPU-bound check, e.g. a claim's exact search,
+        that must not hold the event loop); ``fn`` and its arguments must pickle."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool(), fn, *args)
+        except BrokenProcessPool:
+            log.error("computer player pool broke; restarting it")
+            self._reset()
+            return await loop.run_in_executor(self._pool(), fn, *args)
 
     def _reset(self, wait: bool = False) -> None:
         old, self._executor = self._executor, None

@@ -8,20 +8,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import logging
 import time
 
+from app import logs
 from app.tables.service import TableService
 
 log = logging.getLogger(__name__)
 
 
 async def run_due_loop(
-    service: TableService, stop: asyncio.Event, *, batch: int = 50, max_running: int = 500
+    service: TableService,
+    stop: asyncio.Event,
+    *,
+    batch: int = 50,
+    max_running: int = 500,
+    finish_seconds: float = 2.0,
 ) -> None:
     """Claim due tables and act on each in its own task, so that a computer's search at one
-    table never holds up the timers and computers of the others."""
+    table never holds up the timers and computers of the others.
+
+    When ``stop`` is set (the server is shutting down) the work in hand gets
+    ``finish_seconds`` to commit; what is still running then is cancelled and handed back:
+    its items are due again at once, so another instance takes them on its next poll instead
+    of after the lease."""
     settings = service.settings
     lease_ms = settings.due_lease_seconds * 1000
     running: dict[str, asyncio.Task[None]] = {}
@@ -45,14 +57,34 @@ async def run_due_loop(
             for table_id in claimed:
                 if table_id in running:
                     continue  # still being worked on here (a long search); the lease renews
-                task = asyncio.create_task(service.run_due(table_id), name=f"due:{table_id}")
+                context = contextvars.copy_context()  # its log lines name the table
+                context.run(logs.bind, table_id=table_id)
+                task = asyncio.create_task(
+                    service.run_due(table_id), name=f"due:{table_id}", context=context
+                )
                 running[table_id] = task
                 task.add_done_callback(functools.partial(finished, table_id))
             if len(claimed) < batch:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), settings.due_poll_seconds)
     finally:
-        for task in list(running.values()):
-            task.cancel()
         if running:
-            await asyncio.gather(*running.values(), return_exceptions=True)
+            await asyncio.wait(list(running.values()), timeout=finish_seconds)
+        unfinished = dict(running)
+        for task in unfinished.values():
+            task.cancel()
+        if unfinished:
+            await asyncio.gather(*unfinished.values(), return_exceptions=True)
+            await hand_back(service, list(unfinished))
+
+
+async def hand_back(service: TableService, table_ids: list[str]) -> None:
+    """Make claimed items due now (only those still in the set: XX), releasing their lease."""
+    now_ms = int(time.time() * 1000)
+    try:
+        await service.store.redis.zadd(
+            service.store.due_key, {table_id: now_ms for table_id in table_ids}, xx=True
+        )
+        log.info("handed back %d due item(s) to the other instances", len(table_ids))
+    except Exception:
+        log.exception("could not hand back due items; they come back after the lease")

@@ -26,6 +26,7 @@ import orjson
 from app import engine
 from app.bots import LEVELS
 from app.db.outbox import encode_event
+from app.engine.claim import claim_outcome, claimed_cards
 from app.settings import Settings
 from app.store import LoadedTable, TableStore, keys
 from app.store.sockets import Counted, SocketCounts, table_sockets_key
@@ -135,6 +136,8 @@ class TableService:
         # same: the view and the seed are the same); a new position searches again.
         self._bot_memo: dict[tuple[str, int, int, int, str], dict[str, object]] = {}
         self._locks: dict[str, _TableLock] = {}
+        # Claims being checked on this instance: (table id, seat); one at a time per seat.
+        self._claiming: set[tuple[str, int]] = set()
         # Commits of this instance waiting for their reply, by table.
         self._committing: dict[str, set[asyncio.Future[None]]] = {}
 
@@ -564,21 +567,11 @@ class TableService:
             move = engine.move_from_json(move_json)
         except engine.IllegalMove as exc:
             raise TableError(exc.code, exc.message) from None
+        if isinstance(move, engine.Claim):
+            return await self._claim(table_id, actor, move_id, expected_version)
 
         def fn(table: Table, state: Any, now: float) -> Change:
-            if expected_version is not None and expected_version != table.version:
-                raise TableError(
-                    "stale_version",
-                    f"the table is at version {table.version}, not {expected_version}",
-                )
-            if table.status == "over":
-                raise TableError("game_over", "the game is over")
-            if table.status != "playing" or state is None:
-                raise TableError("wrong_status", "the game has not started")
-            seat_no = self._my_seat(table, actor)
-            if table.pause_until_ms is not None and now < table.pause_until_ms:
-                left = math.ceil((table.pause_until_ms - now) / 1000)
-                raise TableError("between_hands", f"the next hand opens in {left} s")
+            seat_no = self._mover(table, state, actor, expected_version, now)
             try:
                 new_state = engine.apply(state, seat_no, move)
             except engine.IllegalMove as exc:
@@ -593,6 +586,99 @@ class TableService:
                 events=events,
                 new_state=new_state,
                 moves=[[seat_no, engine.move_to_json(move)]],
+            )
+
+        return await self._command(table_id, actor, move_id, fn)
+
+    def _mover(
+        self, table: Table, state: Any, actor: Actor, expected_version: int | None, now: float
+    ) -> int:
+        """The seat of a player who may move now (the checks every move shares)."""
+        if expected_version is not None and expected_version != table.version:
+            raise TableError(
+                "stale_version",
+                f"the table is at version {table.version}, not {expected_version}",
+            )
+        if table.status == "over":
+            raise TableError("game_over", "the game is over")
+        if table.status != "playing" or state is None:
+            raise TableError("wrong_status", "the game has not started")
+        seat_no = self._my_seat(table, actor)
+        if table.pause_until_ms is not None and now < table.pause_until_ms:
+            left = math.ceil((table.pause_until_ms - now) / 1000)
+            raise TableError("between_hands", f"the next hand opens in {left} s")
+        return seat_no
+
+    def _claimant(
+        self, table: Table, state: Any, actor: Actor, expected_version: int | None, now: float
+    ) -> int:
+        """The seat of a player who may claim now: while cards are played, at their own turn
+        (from their hand or half dummy), and not after a refused claim in this hand."""
+        seat_no = self._mover(table, state, actor, expected_version, now)
+        if state.phase != "play":
+            raise TableError("wrong_phase", "a claim is made while cards are played")
+        if seat_no not in engine.seats_to_act(state):
+            raise TableError("not_your_turn", "you may claim at your turn to play")
+        if table.claim_refused_hands()[seat_no] == state.hand_no:
+            raise TableError(
+                "claim_refused_already",
+                "one claim per hand may be refused, and yours was: play the hand out",
+            )
+        return seat_no
+
+    async def _claim(
+        self, table_id: str, actor: Actor, move_id: str, expected_version: int | None
+    ) -> MoveResult:
+        """A claim of every remaining trick (docs/rules.md "Claims"). The exact check runs in
+        the computer players' workers (up to ``claim.NODE_BUDGET`` positions, about 2.5 s of
+        CPU: bench.claim), on the state read first; the commit then applies its outcome if the
+        game is still there. Accepted: the hand is played out as the claim (event ``claim``
+        with the claimant's cards). Refused: the refusal is recorded and announced (event
+        ``claim_refused``), nothing else changes, and the claimant gets ``claim_refused``;
+        a second claim of theirs in the same hand is ``claim_refused_already``."""
+        seen = await self.applied_version(table_id, actor, move_id)
+        if seen is not None:
+            return MoveResult(seen, True)
+        table, state = await self.read(table_id)
+        seat_no = self._claimant(table, state, actor, expected_version, self.clock())
+        key = (table_id, seat_no)
+        if key in self._claiming:
+            raise TableError("claim_pending", "your claim is being checked")
+        self._claiming.add(key)
+        try:
+            checked = table.game
+            after_json, code, message = await self.computer.run(claim_outcome, checked, seat_no)
+        finally:
+            self._claiming.discard(key)
+        if after_json is None and code != "claim_refused":
+            raise TableError(code, message)
+        after = None if after_json is None else engine.state_from_json(after_json, trusted=True)
+
+        def fn(table: Table, state: Any, now: float) -> Change:
+            seat_no = self._claimant(table, state, actor, expected_version, now)
+            if table.game != checked:
+                raise TableError("stale_version", "the game moved on while your claim was checked")
+            seat = table.seats[seat_no]
+            events: list[dict[str, Any]] = []
+            if seat.away:
+                seat.away = False
+                events.append({"kind": "back", "seat": seat_no})
+            if after is None:
+                table.claims_refused[str(seat_no)] = [table.game_no, state.hand_no]
+                events.append({"kind": "claim_refused", "seat": seat_no})
+                return Change(events=events, result=TableError("claim_refused", message))
+            events.append(
+                {
+                    "kind": "claim",
+                    "seat": seat_no,
+                    "cards": claimed_cards(state, seat_no),
+                    "tricks": state.t.hand_size - state.trick_no,
+                }
+            )
+            return Change(
+                events=events,
+                new_state=after,
+                moves=[[seat_no, engine.move_to_json(engine.Claim())]],
             )
 
         return await self._command(table_id, actor, move_id, fn)
@@ -626,6 +712,8 @@ class TableService:
                     if seen_id == command_id:
                         return Change(commit=False, result=MoveResult(int(seen_version), True))
             change = fn(table, state, now)
+            if isinstance(change.result, TableError):
+                return change  # a refusal that is recorded (a claim): its id is not kept
             if change.commit:
                 change.result = MoveResult(table.version + 1)
                 if command_id is not None:
@@ -637,6 +725,8 @@ class TableService:
 
         done = await self._mutate(table_id, once)
         result = done.result
+        if isinstance(result, TableError):
+            raise result
         return result if isinstance(result, MoveResult) else MoveResult(int(done.version))
 
     # -- due times: bot turns, turn timers, disconnect grace --------------------------------
@@ -940,7 +1030,13 @@ class TableService:
         ttl = self._ttl(table)
         for event in change.events:
             event["v"] = new_version
-        note = {"v": new_version, "s": 1 if change.state_changed else 0, "events": change.events}
+        # "t": when the commit began (ms), for the delivery-latency metric (app/metrics.py).
+        note = {
+            "v": new_version,
+            "s": 1 if change.state_changed else 0,
+            "events": change.events,
+            "t": round(now, 1),
+        }
         message = orjson.dumps(note)
         blob = orjson.dumps(table.to_json()) if change.state_changed or change.save_table else None
         due = self._next_due(table, now)

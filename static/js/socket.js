@@ -12,6 +12,12 @@ const FINAL_CLOSE = {
   4008: "policy",
 };
 
+// 1012 "Service Restart": the server is shutting down (a deploy, a scale-in) and the others
+// serve the same tables. Come back at once, spread over a short random time so the sockets
+// of a whole instance do not all arrive in the same millisecond.
+const SERVICE_RESTART = 1012;
+const RESTART_SPREAD_MS = 500;
+
 const PING_EVERY_MS = 20000;
 const SILENT_LIMIT_MS = 45000;
 
@@ -117,13 +123,15 @@ export class LiveSocket {
         this.onStatus("lost");
       }
       note.show("warn", "Connection lost. Reconnecting\u2026 (your seat is kept)");
-      this._scheduleRetry();
+      this._scheduleRetry(event.code === SERVICE_RESTART);
     });
   }
 
-  _scheduleRetry() {
+  _scheduleRetry(restart = false) {
     clearTimeout(this.retryTimer);
-    const delay = Math.min(5000, 300 * 2 ** this.attempt) + Math.random() * 200;
+    const delay = restart
+      ? Math.random() * RESTART_SPREAD_MS
+      : Math.min(5000, 300 * 2 ** this.attempt) + Math.random() * 200;
     this.attempt += 1;
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
