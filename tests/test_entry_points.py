@@ -33,3 +33,67 @@ def test_a_bad_environment_stops_the_entry_point_with_the_settings_error(
     monkeypatch.setenv("HEARTS_PORT", "0")
     with pytest.raises(SettingsError, match="HEARTS_PORT"):
         _ = main.app
+
+
+def test_fastapi_cli_discovers_the_lazy_app(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    """fastapi-cli looks for the app among the module's names (``dir``): the lazily built
+    ``app`` is listed there (``app.main.__dir__``) and is a FastAPI app when asked for."""
+    from pathlib import Path
+
+    from fastapi_cli.discover import get_app_name, get_module_data_from_path
+
+    main = importlib.import_module("app.main")
+    monkeypatch.setattr(main, "_MODULE_APP", None)
+    monkeypatch.setenv("HEARTS_DATABASE_URL", f"sqlite:///{tmp_path}/cli.sqlite3")
+    assert "app" in dir(main) and "create_app" in dir(main)
+    module = get_module_data_from_path(Path(main.__file__))
+    assert module.module_import_str == "app.main"
+    assert get_app_name(mod_data=module) == "app"
+
+
+@pytest.mark.parametrize("args", [["app/main.py"], []], ids=["path", "pyproject-entrypoint"])
+def test_fastapi_run_serves_the_app(args: list[str], tmp_path: object) -> None:
+    """``fastapi run app/main.py`` (and plain ``fastapi run``, through pyproject's
+    [tool.fastapi] entrypoint) starts the server from the environment's settings."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import httpx
+
+    from tests.realtime.harness import ROOT, free_port
+
+    port = free_port()
+    env = {**os.environ, "HEARTS_DATABASE_URL": f"sqlite:///{tmp_path}/run.sqlite3"}
+    command = [sys.executable, "-m", "fastapi", "run", *args, "--host", "127.0.0.1"]
+    output = Path(str(tmp_path)) / "output.txt"
+    with output.open("wb") as sink:
+        proc = subprocess.Popen(
+            [*command, "--port", str(port)], cwd=ROOT, env=env, stdout=sink, stderr=sink
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, output.read_text()
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "fastapi run did not start"
+                time.sleep(0.2)
+        assert answer.status_code == 200 and answer.json()["ok"] is True
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    # SIGTERM: a clean shutdown (uvicorn raises the signal again once it is done).
+    assert proc.returncode in (0, -signal.SIGTERM), output.read_text()
+    assert "Application shutdown complete" in output.read_text()

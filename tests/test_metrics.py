@@ -4,6 +4,7 @@ of their own, and moved by a game (commands, refusals, deliveries, bots, SQL wri
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 from pathlib import Path
@@ -55,6 +56,10 @@ def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     return out
 
 
+def newer(version: int, msg: dict[str, Any]) -> bool:
+    return int(msg["version"]) > version
+
+
 def value(text: str, name: str, **labels: str) -> float:
     return samples(text).get((name, tuple(sorted(labels.items()))), 0.0)
 
@@ -97,14 +102,14 @@ def test_metrics_settings_are_checked() -> None:
 @pytest.mark.asyncio
 async def test_a_metrics_port_serves_them_without_a_token(tmp_path: Path) -> None:
     port = free_port()
-    async with in_process_server(settings(tmp_path, metrics_port=port)) as address:
-        async with httpx.AsyncClient() as http:
-            there = await http.get(f"http://127.0.0.1:{port}/metrics")
-            assert there.status_code == 200
-            assert "hearts_due_lag_seconds" in there.text
-            assert (await http.get(f"http://127.0.0.1:{port}/other")).status_code == 404
-            # not on the app's own port
-            assert (await http.get(f"http://{address}/metrics")).status_code == 404
+    server = in_process_server(settings(tmp_path, metrics_port=port))
+    async with server as address, httpx.AsyncClient() as http:
+        there = await http.get(f"http://127.0.0.1:{port}/metrics")
+        assert there.status_code == 200
+        assert "hearts_due_lag_seconds" in there.text
+        assert (await http.get(f"http://127.0.0.1:{port}/other")).status_code == 404
+        # not on the app's own port
+        assert (await http.get(f"http://{address}/metrics")).status_code == 404
     with pytest.raises(httpx.ConnectError):  # and gone with the server
         httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2)
 
@@ -167,7 +172,7 @@ async def test_a_game_moves_the_counters(tmp_path: Path) -> None:
         rng = random.Random(1)
         acted = -1
         while True:
-            state = await ann.wait_state(lambda m: m["version"] > acted)
+            state = await ann.wait_state(functools.partial(newer, acted))
             latest = ann.last_state()
             assert latest is not None
             if latest["table"]["status"] == "over":
