@@ -234,6 +234,7 @@ async def start_services(
         read_table=tables.read,
         lobby_line=services.hubs.lobby.line,
     )
+    services.hubs.lobby.feed.listeners.append(services.friends.lobby_tables_changed)
     await services.friends.start()
     stop = asyncio.Event()
     services.background.append(stop)

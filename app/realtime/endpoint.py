@@ -210,11 +210,15 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
     )
     hubs = services.hubs
     session = None
+    at_table: str | None = None
     if player is not None and isinstance(token, str):
         session = SessionSocket(token, player.id, conn.end_session)
         services.identity.track(session)
     try:
         hub = await hubs.join(table_id, conn, last_version)
+        if player is not None and services.friends is not None:  # presence (app/friends)
+            services.friends.table_opened(player.id, table_id, not table.private, seated)
+            at_table = player.id
         # The spectator count is not in the table's state: it comes in its own message, to
         # a newcomer at once and then batched (TableHub.note_spectators).
         hub.note_spectators(counted.viewers, counted.seq)
@@ -228,6 +232,8 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
     finally:
         if session is not None:
             services.identity.untrack(session)
+        if at_table is not None and services.friends is not None:
+            services.friends.table_closed(at_table, table_id)
         await hubs.leave(table_id, conn)
         await conn.stop()
         if attached:
@@ -373,6 +379,9 @@ async def _dispatch(
                 await services.hubs.limits.chat(actor.player_id, table_id)
             except LimitExceeded as exc:
                 raise TableError(exc.code, exc.message) from None
+            friends = services.friends  # someone seated here blocked the speaker (app/friends)
+            if friends is not None and await friends.chat_refused(table_id, actor.player_id):
+                raise TableError("blocked", "a player at this table does not take your chat")
             result = await tables.chat(table_id, actor, text, command_id=cid)
         elif msg.type == "back":
             result = await tables.back(table_id, actor, command_id=cid)
@@ -413,8 +422,11 @@ async def lobby_socket(ws: WebSocket) -> None:
         return
     conn = Connection(ws.send_text, f"lobby:{uuid.uuid4().hex}", None)
     conn.start()
+    friends = services.friends
     try:
         await lobby.join(conn, view_filter, limit)
+        # Signed in by the page's cookie: friends, presence, invitations (app/friends).
+        await _lobby_sign_in(services, conn, ws.cookies.get(SESSION_COOKIE), explicit=False)
         while True:
             raw = await _receive_text(ws)
             if raw is None:
@@ -440,8 +452,12 @@ async def lobby_socket(ws: WebSocket) -> None:
                         data.get("variant"), data.get("free_seats"), data.get("limit")
                     )
                     lobby.subscribe(conn, view_filter, limit)
-                else:
+                elif data["type"] == "more":
                     lobby.more(conn)
+                elif data["type"] == "hello":
+                    await _lobby_sign_in(services, conn, data.get("token"), explicit=True)
+                elif friends is not None:  # "away": true or false
+                    friends.set_away(conn, data.get("away") is True)
             except m.ProtocolError as exc:
                 conn.send(m.error(exc.code, exc.message, exc.msg_id))
             except LobbyError as exc:
@@ -450,7 +466,29 @@ async def lobby_socket(ws: WebSocket) -> None:
         pass
     finally:
         lobby.leave(conn)
+        if friends is not None:
+            friends.lobby_closed(conn)
         await conn.stop()
         await limits.release(ticket)
         if limits.should_close(ticket):
             await _refuse(ws, _policy_error())
+
+
+async def _lobby_sign_in(
+    services: Services, conn: Connection, token: object, *, explicit: bool
+) -> None:
+    """A lobby socket's player (the handshake's cookie, or a ``hello`` token): their friends
+    and presence (app/friends). A bad ``hello`` token is an ``error``; the socket stays."""
+    friends = services.friends
+    if friends is None or (not explicit and not token):
+        return
+    try:
+        player = await services.identity.verify(token) if isinstance(token, str) else None
+    except (OperationalError, InterfaceError):
+        conn.send(m.error("database_unavailable", "the database is not answering"))
+        return
+    if player is None:
+        if explicit:
+            conn.send(m.error("bad_token", "the session token is invalid or expired"))
+        return
+    await friends.lobby_opened(conn, player.id)

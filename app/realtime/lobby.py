@@ -493,6 +493,11 @@ class LobbyHub:
         first = index.of_players(f, players, limit) if players and cursor is None else None
         return page_json(f, entries, index.count(f), next_cursor, first)
 
+    def line(self, table_id: str) -> dict[str, Any] | None:
+        """A listed table's lobby line, or None (app.friends: can a friend's table be joined)."""
+        entry = self.feed.index.entries.get(table_id)
+        return None if entry is None else dict(orjson.loads(entry.raw))
+
     # -- sockets -------------------------------------------------------------------------
 
     async def join(self, conn: Sender, f: LobbyFilter, limit: int) -> None:
@@ -599,7 +604,8 @@ class LobbyHub:
 
 
 def parse_lobby_message(raw: str | bytes, max_bytes: int) -> dict[str, Any]:
-    """A lobby socket's message: ``ping``, ``subscribe`` or ``more``."""
+    """A lobby socket's message: ``ping``, ``subscribe`` or ``more``; ``hello`` (sign in with
+    a token) and ``away`` are app.friends'."""
     if len(raw) > max_bytes:
         raise m.ProtocolError("too_large", f"messages are limited to {max_bytes} bytes")
     try:
@@ -616,4 +622,4 @@ def parse_lobby_message(raw: str | bytes, max_bytes: int) -> dict[str, Any]:
     return data
 
 
-LOBBY_CLIENT_TYPES = ("ping", "subscribe", "more")
+LOBBY_CLIENT_TYPES = ("ping", "subscribe", "more", "hello", "away")

@@ -53,6 +53,10 @@ HTTP_ROUTES: tuple[str, ...] = (
     "/api/tables",
     "/api/tables/{table}?invite={invite}",
     "/api/leaderboards/{preset}?min_games=0&include_guests=true",
+    "/api/friends",
+    "/api/friends/recent",
+    "/api/friends/link",
+    "/api/friends/invites",
 )
 
 

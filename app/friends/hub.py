@@ -1,0 +1,496 @@
+"""Presence and friend events across instances (issue 14).
+
+Presence lives in Redis, one hash per player, ``{<namespace>:presence}:<player id>``: a field
+per instance holding that player's sockets (its state there and when it was written), the
+whole hash expiring ``PRESENCE_TTL_SECONDS`` after the last write. Every instance refreshes the
+fields of all the players it holds in one pipeline every ``HEARTBEAT_SECONDS``; fields older
+than the expiry (an instance that died while another keeps the hash alive) are ignored. Nothing
+of this is on the move path: a state changes when a lobby or table socket opens or closes, or
+the lobby page says its player is away or back.
+
+A change is written at once and announced on the channel ``<namespace>:friends`` with the
+player's combined state; each instance forwards it to the lobby sockets it holds of that
+player's friends (and only those: blocking ends the friendship, so a blocked player never sees
+it). A player who chose "appear offline" writes no presence at all. The same channel carries
+"these players' friend lists changed" (each instance sends those players' sockets their new
+list), new invitations and gone ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+from starlette.concurrency import run_in_threadpool
+
+from app.db.database import Database
+from app.friends import invites as invites_module
+from app.friends import store
+
+log = logging.getLogger(__name__)
+
+PRESENCE_TTL_SECONDS = 30.0
+HEARTBEAT_SECONDS = 10.0
+INVITE_CHECK_SECONDS = 2.0
+CHAT_CHECK_SECONDS = 10.0
+STATES = ("offline", "lobby", "away", "watching", "playing")
+
+
+def presence_key(namespace: str, player_id: str) -> str:
+    return "{" + namespace + ":presence}:" + player_id
+
+
+def friends_channel(namespace: str) -> str:
+    return namespace + ":friends"
+
+
+class Sender(Protocol):
+    def send(self, data: bytes) -> None: ...
+
+
+def combine(fields: dict[Any, Any], now_ms: float, ttl_ms: float) -> dict[str, Any]:
+    """One state from the instances' fields: at a table beats the lobby, the lobby beats away;
+    of two tables, the latest written. Fields older than ``ttl_ms`` are ignored."""
+    best: dict[str, Any] | None = None
+    rank = {"away": 1, "lobby": 2, "watching": 3, "playing": 4}
+    for raw in fields.values():
+        try:
+            item = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(item, dict) or now_ms - float(item.get("at", 0)) > ttl_ms:
+            continue
+        key = (rank.get(str(item.get("s")), 0), float(item.get("at", 0)))
+        if best is None or key > (rank.get(str(best.get("s")), 0), float(best.get("at", 0))):
+            best = item
+    if best is None:
+        return {"s": "offline"}
+    return {k: best[k] for k in ("s", "t", "pub") if k in best}
+
+
+@dataclass
+class _Local:
+    """One player's sockets on this instance."""
+
+    lobby: dict[Any, bool] = field(default_factory=dict)  # lobby socket -> away
+    tables: dict[str, tuple[bool, bool, float]] = field(default_factory=dict)
+    # table id -> (public, seated, since ms); a count of sockets per table
+    table_sockets: dict[str, int] = field(default_factory=dict)
+    hidden: bool = False
+    friends: set[str] = field(default_factory=set)  # loaded while a lobby socket is open
+
+    def state(self) -> dict[str, Any] | None:
+        if self.tables:
+            table_id, (public, seated, _since) = max(self.tables.items(), key=lambda kv: kv[1][2])
+            return {"s": "playing" if seated else "watching", "t": table_id, "pub": public}
+        if self.lobby:
+            return {"s": "away" if all(self.lobby.values()) else "lobby"}
+        return None
+
+
+class FriendsHub:
+    """This instance's part: its players' presence, and friend events to its lobby sockets."""
+
+    def __init__(
+        self,
+        redis: Any,
+        database: Database,
+        fanout: Any,
+        namespace: str,
+        instance_id: str,
+        *,
+        read_table: Callable[[str], Any] | None = None,
+        lobby_line: Callable[[str], dict[str, Any] | None] | None = None,
+        heartbeat_seconds: float = HEARTBEAT_SECONDS,
+        ttl_seconds: float = PRESENCE_TTL_SECONDS,
+    ) -> None:
+        self.redis = redis
+        self.database = database
+        self.fanout = fanout
+        self.namespace = namespace
+        self.instance_id = instance_id
+        self.channel = friends_channel(namespace)
+        self.read_table = read_table  # async: table id -> (Table, state)
+        self.lobby_line = lobby_line  # a public table's lobby line, if listed here
+        self.heartbeat_seconds = heartbeat_seconds
+        self.ttl_ms = ttl_seconds * 1000
+        self.local: dict[str, _Local] = {}
+        self.player_of: dict[Any, str] = {}  # lobby socket -> player id
+        self.watchers: dict[str, set[str]] = {}  # player id -> local players who are friends
+        self.invites = invites_module.Invitations(redis, namespace)
+        # The last state heard of each watched player, and who is at which table: a table's
+        # lobby line changing (a seat taken, the game started) updates "joinable".
+        self.last_state: dict[str, dict[str, Any]] = {}
+        self.at_table: dict[str, set[str]] = {}
+        self._chat_checks: dict[tuple[str, str], tuple[float, bool]] = {}
+        self.invited: set[str] = set()  # local players who may hold invitations
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._loop_task: asyncio.Task[None] | None = None
+
+    # -- life ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.fanout.subscribe(self.channel, self.on_message)
+        self._loop_task = asyncio.create_task(self._beat(), name="presence")
+
+    async def stop(self) -> None:
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._loop_task
+        with contextlib.suppress(Exception):
+            pipe = self.redis.pipeline(transaction=False)
+            for player_id in self.local:
+                pipe.hdel(presence_key(self.namespace, player_id), self.instance_id)
+            await pipe.execute()
+        for task in list(self._tasks):
+            task.cancel()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("friends: a background step failed", exc_info=task.exception())
+
+    # -- sockets ---------------------------------------------------------------------------
+
+    async def lobby_opened(self, conn: Sender, player_id: str) -> None:
+        """A lobby socket signed in: send its friends, requests and invitations, and show the
+        player in the lobby."""
+        if self.player_of.get(conn) == player_id:
+            return
+        self.lobby_closed(conn)
+        local = self.local.setdefault(player_id, _Local())
+        first = not local.lobby
+        local.lobby[conn] = False
+        self.player_of[conn] = player_id
+        if first:
+            local.hidden = await run_in_threadpool(store.appears_offline, self.database, player_id)
+            await self._reload_friends(player_id)
+        else:
+            await self._send_list(player_id, only=conn)
+        await self._publish_presence(player_id)
+
+    def lobby_closed(self, conn: Sender) -> None:
+        player_id = self.player_of.pop(conn, None)
+        if player_id is None:
+            return
+        local = self.local.get(player_id)
+        if local is None:
+            return
+        local.lobby.pop(conn, None)
+        if not local.lobby:
+            self._unwatch(player_id, local.friends)
+            local.friends = set()
+        self._forget_if_empty(player_id)
+        self._spawn(self._publish_presence(player_id))
+
+    def set_away(self, conn: Sender, away: bool) -> None:
+        player_id = self.player_of.get(conn)
+        local = self.local.get(player_id) if player_id else None
+        if player_id is None or local is None or local.lobby.get(conn) == away:
+            return
+        local.lobby[conn] = away
+        self._spawn(self._publish_presence(player_id))
+
+    def table_opened(self, player_id: str, table_id: str, public: bool, seated: bool) -> None:
+        local = self.local.setdefault(player_id, _Local())
+        count = local.table_sockets.get(table_id, 0)
+        local.table_sockets[table_id] = count + 1
+        local.tables[table_id] = (public, seated, time.time() * 1000)
+        if count == 0 and not local.lobby:
+            # A table page alone: the hidden setting is read for it too.
+            self._spawn(self._load_hidden_then_publish(player_id))
+        else:
+            self._spawn(self._publish_presence(player_id))
+
+    async def _load_hidden_then_publish(self, player_id: str) -> None:
+        hidden = await run_in_threadpool(store.appears_offline, self.database, player_id)
+        local = self.local.get(player_id)
+        if local is not None:
+            local.hidden = hidden
+        await self._publish_presence(player_id)
+
+    def table_closed(self, player_id: str, table_id: str) -> None:
+        local = self.local.get(player_id)
+        if local is None:
+            return
+        count = local.table_sockets.get(table_id, 0) - 1
+        if count > 0:
+            local.table_sockets[table_id] = count
+            return
+        local.table_sockets.pop(table_id, None)
+        local.tables.pop(table_id, None)
+        self._forget_if_empty(player_id)
+        self._spawn(self._publish_presence(player_id))
+
+    def _forget_if_empty(self, player_id: str) -> None:
+        local = self.local.get(player_id)
+        if local is not None and not local.lobby and not local.tables:
+            del self.local[player_id]
+
+    # -- presence --------------------------------------------------------------------------
+
+    def _field(self, state: dict[str, Any]) -> bytes:
+        return orjson.dumps({**state, "at": int(time.time() * 1000)})
+
+    async def _publish_presence(self, player_id: str) -> None:
+        """Write this instance's field for the player, read the whole hash, announce."""
+        local = self.local.get(player_id)
+        state = local.state() if local is not None and not local.hidden else None
+        key = presence_key(self.namespace, player_id)
+        pipe = self.redis.pipeline(transaction=True)
+        if state is None:
+            pipe.hdel(key, self.instance_id)
+        else:
+            pipe.hset(key, self.instance_id, self._field(state))
+            pipe.pexpire(key, int(self.ttl_ms))
+        pipe.hgetall(key)
+        replies = await pipe.execute()
+        combined = combine(replies[-1] or {}, time.time() * 1000, self.ttl_ms)
+        if local is not None and local.hidden:
+            combined = {"s": "offline"}
+        await self.redis.publish(
+            self.channel, orjson.dumps({"k": "presence", "p": player_id, "st": combined})
+        )
+
+    async def presence_of(self, player_ids: list[str]) -> dict[str, dict[str, Any]]:
+        if not player_ids:
+            return {}
+        pipe = self.redis.pipeline(transaction=False)
+        for player_id in player_ids:
+            pipe.hgetall(presence_key(self.namespace, player_id))
+        replies = await pipe.execute()
+        now = time.time() * 1000
+        return {
+            p: combine(r or {}, now, self.ttl_ms) for p, r in zip(player_ids, replies, strict=True)
+        }
+
+    def presence_json(self, state: dict[str, Any]) -> dict[str, Any]:
+        """What a friend is shown: a public table with whether it can be joined or watched; a
+        private one only as "playing"."""
+        out: dict[str, Any] = {"state": state.get("s", "offline"), "table": None}
+        table_id = state.get("t")
+        if isinstance(table_id, str) and state.get("pub"):
+            line = self.lobby_line(table_id) if self.lobby_line is not None else None
+            joinable = bool(
+                line is not None
+                and line.get("status") == "waiting"
+                and int(line.get("open_seats") or 0) > 0
+            )
+            out["table"] = {"id": table_id, "joinable": joinable, "watchable": True}
+        return out
+
+    async def _beat(self) -> None:
+        """Every heartbeat: refresh this instance's fields of all its players (one pipeline);
+        every few seconds: drop invitations whose seat filled or whose table started."""
+        next_beat = 0.0
+        while True:
+            now = time.monotonic()
+            if now >= next_beat:
+                next_beat = now + self.heartbeat_seconds
+                try:
+                    await self.heartbeat()
+                except Exception:
+                    log.exception("presence heartbeat failed")
+            try:
+                await self.check_invites()
+            except Exception:
+                log.exception("invitation check failed")
+            await asyncio.sleep(min(INVITE_CHECK_SECONDS, self.heartbeat_seconds))
+
+    async def heartbeat(self) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        count = 0
+        for player_id, local in self.local.items():
+            state = None if local.hidden else local.state()
+            if state is None:
+                continue
+            key = presence_key(self.namespace, player_id)
+            pipe.hset(key, self.instance_id, self._field(state))
+            pipe.pexpire(key, int(self.ttl_ms))
+            count += 1
+        if count:
+            await pipe.execute()
+
+    # -- the channel -----------------------------------------------------------------------
+
+    def publish(self, message: dict[str, Any]) -> None:
+        self._spawn(self.redis.publish(self.channel, orjson.dumps(message)))
+
+    def on_message(self, _channel: str, data: bytes) -> None:
+        try:
+            msg = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return
+        kind = msg.get("k")
+        if kind == "presence":
+            self._presence_changed(str(msg.get("p")), msg.get("st") or {})
+        elif kind == "friends":
+            self.forget_blocks()  # a block may have come or gone
+            for player_id in msg.get("p") or ():
+                if player_id in self.local and self.local[player_id].lobby:
+                    self._spawn(self._reload_friends(player_id))
+        elif kind == "settings":
+            player_id = str(msg.get("p"))
+            if player_id in self.local:
+                self.local[player_id].hidden = bool(msg.get("hidden"))
+                self._spawn(self._publish_presence(player_id))
+        elif kind in ("invite", "invite_gone"):
+            if kind == "invite":
+                self.invited.add(str(msg.get("to")))
+            self._send_to(str(msg.get("to")), orjson.dumps(msg["m"]))
+
+    def _presence_changed(self, player_id: str, state: dict[str, Any]) -> None:
+        watchers = self.watchers.get(player_id)
+        self._note_table(player_id, state if watchers else None)
+        if not watchers:
+            return
+        body = orjson.dumps(
+            {"type": "presence", "player_id": player_id, **self.presence_json(state)}
+        )
+        for watcher in watchers:
+            self._send_to(watcher, body)
+
+    def _note_table(self, player_id: str, state: dict[str, Any] | None) -> None:
+        old = self.last_state.pop(player_id, None)
+        if old is not None and old.get("t") in self.at_table:
+            players = self.at_table[old["t"]]
+            players.discard(player_id)
+            if not players:
+                del self.at_table[old["t"]]
+        if state is not None and state.get("s") != "offline":
+            self.last_state[player_id] = state
+            if state.get("t") and state.get("pub"):
+                self.at_table.setdefault(state["t"], set()).add(player_id)
+
+    def lobby_tables_changed(self, changed: set[str], _touched: object) -> None:
+        """A LobbyFeed listener: friends at a changed public table are shown again (whether
+        it can be joined follows its free seats and status)."""
+        for table_id in changed & self.at_table.keys():
+            for player_id in list(self.at_table.get(table_id, ())):
+                state = self.last_state.get(player_id)
+                if state is not None:
+                    self._presence_changed(player_id, state)
+
+    def _send_to(self, player_id: str, body: bytes) -> None:
+        local = self.local.get(player_id)
+        if local is not None:
+            for conn in list(local.lobby):
+                conn.send(body)
+
+    # -- friend lists ----------------------------------------------------------------------
+
+    def _unwatch(self, player_id: str, friends: set[str]) -> None:
+        for friend in friends:
+            watching = self.watchers.get(friend)
+            if watching is not None:
+                watching.discard(player_id)
+                if not watching:
+                    del self.watchers[friend]
+
+    async def _reload_friends(self, player_id: str) -> None:
+        await self._send_list(player_id, only=None)
+
+    async def _send_list(self, player_id: str, only: Sender | None) -> None:
+        """Read the player's lists from SQL, their friends' presence and their invitations,
+        and send a ``friends`` message (to ``only``, else to each of their lobby sockets)."""
+        overview = await run_in_threadpool(store.overview, self.database, player_id)
+        local = self.local.get(player_id)
+        if local is None or not local.lobby:
+            return
+        ids = [f["id"] for f in overview["friends"]]
+        self._unwatch(player_id, local.friends - set(ids))
+        local.friends = set(ids)
+        for friend in ids:
+            self.watchers.setdefault(friend, set()).add(player_id)
+        states = await self.presence_of(ids)
+        for friend_id, state in states.items():
+            self._note_table(friend_id, state)
+        for friend in overview["friends"]:
+            friend["presence"] = self.presence_json(states.get(friend["id"], {}))
+        overview["invites"] = await self.valid_invites(player_id)
+        if overview["invites"]:
+            self.invited.add(player_id)
+        body = orjson.dumps({"type": "friends", **overview})
+        targets = [only] if only is not None else list(local.lobby)
+        for conn in targets:
+            conn.send(body)
+
+    # -- invitations -----------------------------------------------------------------------
+
+    async def invite_still_valid(self, invite: dict[str, Any]) -> bool:
+        if self.read_table is None:
+            return True
+        try:
+            table, _ = await self.read_table(str(invite["table_id"]))
+        except Exception:
+            return False
+        return invites_module.seat_free(table, int(invite["seat"]))
+
+    async def valid_invites(self, player_id: str) -> list[dict[str, Any]]:
+        out = []
+        for invite in await self.invites.of(player_id):
+            if await self.invite_still_valid(invite):
+                out.append(invite)
+            else:
+                await self.invites.drop(player_id, str(invite["id"]))
+        return out
+
+    async def check_invites(self) -> None:
+        """Invitations to the players with a lobby socket here whose seat filled, or whose
+        table started or went: removed, and ``invite_gone`` to those sockets."""
+        for player_id in list(self.invited):
+            local = self.local.get(player_id)
+            if local is None or not local.lobby:
+                self.invited.discard(player_id)
+                continue
+            waiting = await self.invites.of(player_id)
+            if not waiting:
+                self.invited.discard(player_id)
+            for invite in waiting:
+                if not await self.invite_still_valid(invite):
+                    await self.invites.drop(player_id, str(invite["id"]))
+                    self._send_to(
+                        player_id,
+                        orjson.dumps({"type": "invite_gone", "id": invite["id"]}),
+                    )
+
+    # -- chat ------------------------------------------------------------------------------
+
+    async def chat_refused(self, table_id: str, player_id: str) -> bool:
+        """Whether someone seated at the table blocked this player: the table then refuses
+        their chat line (``blocked``). Answers are kept ``CHAT_CHECK_SECONDS``."""
+        now = time.monotonic()
+        key = (table_id, player_id)
+        hit = self._chat_checks.get(key)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        if self.read_table is None:
+            return False
+        table, _ = await self.read_table(table_id)
+        others = [
+            s.player_id
+            for s in table.seats
+            if s.kind == "human" and s.player_id and s.player_id != player_id
+        ]
+        refused = False
+        if others:
+            refused = await run_in_threadpool(store.blocked_by, self.database, player_id, others)
+        if len(self._chat_checks) > 10_000:
+            self._chat_checks.clear()
+        self._chat_checks[key] = (now + CHAT_CHECK_SECONDS, refused)
+        return refused
+
+    def forget_blocks(self) -> None:
+        self._chat_checks.clear()

@@ -1,0 +1,248 @@
+"""The friends routes and the lobby socket's friend messages, on a server with PostgreSQL:
+requests, lists, presence, invitations to a seat, joining a friend's table, blocking, limits."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import fakeredis
+import pytest
+import pytest_asyncio
+
+from app.settings import Settings
+from tests.friends.helpers import COMMON, Person, account, befriend, presence_of
+from tests.realtime.harness import Client, create_table, in_process_server
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest_asyncio.fixture
+async def server(pg_url: str) -> AsyncIterator[str]:
+    settings = Settings(instance_id="A", database_url=pg_url, **COMMON)
+    async with in_process_server(settings, fakeredis.FakeServer()) as address:
+        yield address
+
+
+def _code(response: Any) -> str:
+    return str(response.json()["detail"]["code"])
+
+
+async def test_request_accept_and_lists(server: str) -> None:
+    ann, bob = await account(server, "Ann"), await account(server, "Bob")
+    r = await ann.post("/api/friends/requests", {"name": "BOB"})
+    assert r.status_code == 201 and r.json()["status"] == "pending"
+    assert [p["id"] for p in (await bob.call("GET", "/api/friends")).json()["incoming"]] == [ann.id]
+    r = await bob.post(f"/api/friends/requests/{ann.id}/accept")
+    assert r.json() == {
+        "status": "friends",
+        "player": {"id": ann.id, "name": "Ann", "is_guest": False},
+    }
+    friends = (await ann.call("GET", "/api/friends")).json()["friends"]
+    assert [(f["id"], f["presence"]["state"]) for f in friends] == [(bob.id, "offline")]
+    # errors: stable codes, nothing changed
+    assert _code(await ann.post("/api/friends/requests", {"name": "Bob"})) == "already_friends"
+    assert _code(await ann.post("/api/friends/requests", {"name": "zz"})) == "unknown_player"
+    r = await ann.post("/api/friends/requests", {"name": 5})
+    assert r.status_code == 422
+    assert _code(await ann.post(f"/api/friends/requests/{bob.id}/accept")) == "no_request"
+    r = await ann.call("GET", "/api/friends")
+    assert r.json()["incoming"] == r.json()["outgoing"] == []
+    assert (await ann.post(f"/api/friends/{bob.id}/remove")).status_code == 204
+    assert (await bob.call("GET", "/api/friends")).json()["friends"] == []
+
+
+async def test_friend_link_adds_a_guest(server: str) -> None:
+    ann = await account(server, "Ann")
+    from tests.realtime.harness import guest
+
+    token, guest_id = await guest(server, "Wanderer")
+    wanderer = Person(server, token, guest_id, "Wanderer")
+    link = (await wanderer.call("GET", "/api/friends/link")).json()
+    assert link["path"] == f"/?friend={link['token']}"
+    r = await ann.post("/api/friends/requests", {"link": link["token"]})
+    assert r.status_code == 201 and r.json()["player"]["id"] == guest_id
+    renewed = (await wanderer.post("/api/friends/link")).json()["token"]
+    assert renewed != link["token"]
+    assert _code(await ann.post("/api/friends/requests", {"link": link["token"]})) == "bad_link"
+
+
+async def test_presence_reaches_friends_and_appear_offline_hides_it(server: str) -> None:
+    ann, bob, cid = [await account(server, n) for n in ("Ann", "Bob", "Cid")]
+    await befriend(ann, bob)
+    ann_lobby = await ann.lobby()
+    bob_lobby = await bob.lobby()
+    await ann_lobby.wait(presence_of(ann_lobby, bob.id, "lobby"))
+    first = bob_lobby.messages[0]
+    assert first["type"] == "lobby"  # the table list comes first, as before
+    friends_msg = await bob_lobby.wait(lambda m: m["type"] == "friends")
+    assert friends_msg["friends"][0]["presence"]["state"] == "lobby"
+    # away and back
+    await bob_lobby.send({"type": "away", "away": True})
+    await ann_lobby.wait(presence_of(ann_lobby, bob.id, "away"))
+    await bob_lobby.send({"type": "away", "away": False})
+    start = len(ann_lobby.messages)
+    await ann_lobby.wait(presence_of(ann_lobby, bob.id, "lobby"), start=start)
+    # at a public table: playing, joinable
+    table = (await create_table(server, bob.token, preset="classic"))["table"]
+    at_table = Client(server, table["id"], bob.token, "bob-table")
+    await at_table.connect()
+    playing = presence_of(ann_lobby, bob.id, "playing")
+    # joinable once the table's lobby line is read (a quarter of a second at most)
+    msg = await ann_lobby.wait(lambda m: playing(m) and m["table"]["joinable"])
+    assert msg["table"] == {"id": table["id"], "joinable": True, "watchable": True}
+    # Cid, not a friend, hears nothing of Bob
+    cid_lobby = await cid.lobby()
+    await at_table.close()
+    await ann_lobby.wait(presence_of(ann_lobby, bob.id, "lobby"), start=len(ann_lobby.messages) - 1)
+    # appear offline
+    assert (await bob.post("/api/friends/settings", {"appear_offline": True})).status_code == 200
+    await ann_lobby.wait(presence_of(ann_lobby, bob.id, "offline"))
+    assert not any(m.get("player_id") == bob.id for m in cid_lobby.messages)
+    await bob_lobby.close()
+    await bob.post("/api/friends/settings", {"appear_offline": False})
+    for c in (ann_lobby, cid_lobby):
+        await c.close()
+
+
+async def test_private_table_shows_only_playing(server: str) -> None:
+    ann, bob = await account(server, "Ann"), await account(server, "Bob")
+    await befriend(ann, bob)
+    ann_lobby = await ann.lobby()
+    made = await create_table(server, bob.token, preset="classic", private=True)
+    at_table = Client(server, made["table"]["id"], bob.token, "bob-table")
+    await at_table.connect()
+    msg = await ann_lobby.wait(presence_of(ann_lobby, bob.id, "playing"))
+    assert msg["table"] is None
+    await at_table.close()
+    await ann_lobby.close()
+
+
+async def test_invite_to_a_seat_then_join_with_one_call(server: str) -> None:
+    host, friend, stranger = [await account(server, n) for n in ("Host", "Pal", "Zed")]
+    await befriend(host, friend)
+    made = await create_table(server, host.token, preset="classic", private=True)
+    table_id = made["table"]["id"]
+    pal_lobby = await friend.lobby()
+    body = {"player_id": friend.id, "table_id": table_id}
+    r = await host.post("/api/friends/invites", body)
+    assert r.status_code == 201
+    invite = r.json()["invite"]
+    assert invite["seat"] == 1 and invite["from"] == {"id": host.id, "name": "Host"}
+    pushed = await pal_lobby.wait(lambda m: m["type"] == "invite")
+    assert pushed["invite"]["id"] == invite["id"]
+    assert pushed["invite"]["path"] == made["invite_path"]  # a private table's link
+    # refusals
+    r = await host.post("/api/friends/invites", {"player_id": stranger.id, "table_id": table_id})
+    assert _code(r) == "not_friends"
+    r = await friend.post("/api/friends/invites", {"player_id": host.id, "table_id": table_id})
+    assert _code(r) == "not_host"
+    r = await host.post("/api/friends/invites", {**body, "seat": 0})
+    assert _code(r) == "seat_taken"
+    assert _code(await stranger.post(f"/api/friends/invites/{invite['id']}/accept")) == "no_invite"
+    # one call takes the seat
+    r = await friend.post(f"/api/friends/invites/{invite['id']}/accept")
+    assert r.status_code == 200 and r.json()["seat"] == 1
+    await pal_lobby.wait(lambda m: m["type"] == "invite_gone" and m["id"] == invite["id"])
+    table = (
+        await host.call(
+            "GET", f"/api/tables/{table_id}", params={"invite": made["table"]["invite"]}
+        )
+    ).json()
+    assert table["table"]["seats"][1]["player_id"] == friend.id
+    assert (await friend.call("GET", "/api/friends/invites")).json() == {"invites": []}
+    await pal_lobby.close()
+
+
+async def test_an_invitation_goes_when_its_seat_fills(server: str) -> None:
+    host, friend, other = [await account(server, n) for n in ("Host", "Pal", "Oth")]
+    await befriend(host, friend)
+    table_id = (await create_table(server, host.token, preset="classic"))["table"]["id"]
+    pal_lobby = await friend.lobby()
+    r = await host.post(
+        "/api/friends/invites", {"player_id": friend.id, "table_id": table_id, "seat": 2}
+    )
+    invite = r.json()["invite"]
+    await pal_lobby.wait(lambda m: m["type"] == "invite")
+    assert (await other.post("/api/friends/join", {"table_id": table_id})).json()["seat"] == 1
+    sitter = Client(server, table_id, other.token, "other")
+    await sitter.connect()
+    await sitter.wait(lambda m: m["type"] == "state")
+    assert (await sitter.command("leave"))["type"] == "ack"
+    assert (await sitter.command("sit", seat=2))["type"] == "ack"
+    await pal_lobby.wait(lambda m: m["type"] == "invite_gone" and m["id"] == invite["id"])
+    r = await friend.post(f"/api/friends/invites/{invite['id']}/accept")
+    assert _code(r) == "no_invite"
+    await sitter.close()
+    await pal_lobby.close()
+
+
+async def test_join_a_friends_public_table(server: str) -> None:
+    ann, bob = await account(server, "Ann"), await account(server, "Bob")
+    made = await create_table(server, ann.token, preset="classic")
+    r = await bob.post("/api/friends/join", {"table_id": made["table"]["id"]})
+    assert r.status_code == 200 and r.json() == {
+        "table_id": made["table"]["id"],
+        "seat": 1,
+        "path": f"/?table={made['table']['id']}",
+    }
+    private = await create_table(server, ann.token, preset="classic", private=True)
+    assert (
+        _code(await bob.post("/api/friends/join", {"table_id": private["table"]["id"]}))
+        == "forbidden"
+    )
+    assert _code(await bob.post("/api/friends/join", {"table_id": "nope"})) == "unknown_table"
+
+
+async def test_blocking_ends_requests_invitations_presence_and_chat(server: str) -> None:
+    ann, bob = await account(server, "Ann"), await account(server, "Bob")
+    await befriend(ann, bob)
+    bob_lobby = await bob.lobby()
+    table_id = (await create_table(server, ann.token, preset="classic"))["table"]["id"]
+    assert (await bob.post("/api/friends/join", {"table_id": table_id})).status_code == 200
+    bob_table = Client(server, table_id, bob.token, "bob")
+    await bob_table.connect()
+    await bob_table.wait(lambda m: m["type"] == "state")
+    assert (await bob_table.command("chat", text="hello"))["type"] == "ack"
+    r = await ann.post("/api/friends/blocks", {"player_id": bob.id})
+    assert r.status_code == 201
+    # Bob's lobby gets his new list, without Ann
+    await bob_lobby.wait(lambda m: m["type"] == "friends" and m["friends"] == [])
+    reply = await bob_table.command("chat", text="still there?")
+    assert reply["type"] == "error" and reply["code"] == "blocked"
+    assert _code(await bob.post("/api/friends/requests", {"name": "Ann"})) == "cannot_request"
+    r = await bob.post("/api/friends/invites", {"player_id": ann.id, "table_id": table_id})
+    assert _code(r) == "not_friends"
+    ann_lobby = await ann.lobby()
+    await bob_lobby.send({"type": "away", "away": True})
+    await bob_table.close()
+    await bob_lobby.close()
+    assert not any(m["type"] == "presence" for m in ann_lobby.messages)
+    assert (await ann.post(f"/api/friends/blocks/{bob.id}/remove")).status_code == 204
+    assert (await bob.post("/api/friends/requests", {"name": "Ann"})).status_code == 201
+    await ann_lobby.close()
+
+
+async def test_friend_requests_are_rate_limited(
+    server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.friends import api
+
+    monkeypatch.setattr(api, "REQUESTS_PER_PLAYER", 2)
+    ann = await account(server, "Ann")
+    others = [await account(server, f"Pal{i}") for i in range(3)]
+    for other in others[:2]:
+        assert (await ann.post("/api/friends/requests", {"player_id": other.id})).status_code == 201
+    r = await ann.post("/api/friends/requests", {"player_id": others[2].id})
+    assert r.status_code == 429 and _code(r) == "too_many_friend_requests"
+    assert int(r.headers["Retry-After"]) > 0
+    assert (await others[2].call("GET", "/api/friends")).json()["incoming"] == []
+
+
+async def test_hello_with_a_bad_token_is_an_error(server: str) -> None:
+    lobby = Client(server, "-", "not-a-token", "x")
+    lobby.url = f"ws://{server}/ws/lobby"
+    await lobby.connect()
+    msg = await lobby.wait(lambda m: m["type"] == "error")
+    assert msg["code"] == "bad_token"
+    await lobby.close()
