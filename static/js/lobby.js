@@ -13,6 +13,7 @@ import {
   valueLabel,
 } from "./labels.js";
 import { LiveSocket } from "./socket.js";
+import { FriendsPanel } from "./friends.js";
 
 // Tables the lobby asks for at a time (the server caps a page at 50).
 const LOBBY_PAGE = 20;
@@ -49,15 +50,21 @@ class Lobby {
       const focused = document.activeElement;
       if (this.phone.matches) {
         fill(this.layoutBox, h("div", { class: "lobby-col" },
-          this.identityBox, this.createBox, this.tablesBox, this.inviteBox, this.gamesBox));
+          this.identityBox, this.friends.box, this.createBox, this.tablesBox, this.inviteBox, this.gamesBox));
       } else {
         fill(this.layoutBox,
           h("div", { class: "lobby-col" }, this.identityBox, this.tablesBox, this.inviteBox),
-          h("div", { class: "lobby-col" }, this.createBox, this.gamesBox));
+          h("div", { class: "lobby-col" }, this.friends.box, this.createBox, this.gamesBox));
       }
       if (focused && focused !== document.activeElement && this.layoutBox.contains(focused)) focused.focus();
     };
     this.onIdentity = () => {
+      // The lobby socket signs in with the session cookie when it opens: open it again.
+      if (this.socket) {
+        this.socket.close();
+        this.connectLobby();
+      }
+      this.friends.render();
       this.renderIdentity();
       this.renderTables();
       this.loadMyGames();
@@ -71,6 +78,8 @@ class Lobby {
     this.createBox = h("section", { class: "panel create", "aria-labelledby": "create-title" });
     this.inviteBox = h("section", { class: "panel invite", "aria-labelledby": "invite-title" });
     this.gamesBox = h("section", { class: "panel games", "aria-labelledby": "games-title", hidden: true });
+    // Friends, presence and invitations (static/js/friends.js), fed by the lobby socket.
+    this.friends = new FriendsPanel((msg) => this.socket && this.socket.send(msg));
     window.addEventListener("hearts:identity", this.onIdentity);
     this.connectLobby();
     this.loadMyGames();
@@ -90,6 +99,7 @@ class Lobby {
     this.arrange();
     this.phone.addEventListener("change", this.arrange);
     this.renderIdentity();
+    this.friends.render();
     this.renderTablesFrame();
     this.renderInvite();
     if (this.presets.length) this.renderCreate();
@@ -101,6 +111,7 @@ class Lobby {
     window.removeEventListener("hearts:identity", this.onIdentity);
     this.phone.removeEventListener("change", this.arrange);
     if (this.socket) this.socket.close();
+    this.friends.destroy();
   }
 
   // -- who you are ---------------------------------------------------------------------------
@@ -261,6 +272,7 @@ class Lobby {
           this.renderMore();
           return;
         } else {
+          this.friends.onMessage(msg);
           return;
         }
         this.total = msg.total;

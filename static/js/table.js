@@ -13,6 +13,7 @@ import { ActionsPart } from "./table/actions.js";
 import { CenterPart } from "./table/center.js";
 import { ChatPart } from "./table/chat.js";
 import { HandPart } from "./table/hand.js";
+import { InvitePart } from "./table/invite.js";
 import { LayoutPart } from "./table/layout.js";
 import { ScoresPart } from "./table/scores.js";
 import { SeatsPart } from "./table/seats.js";
@@ -22,7 +23,7 @@ import { RESULT_MIN_MS } from "./table/util.js";
 // The parts of the page, by the method that draws each, in drawing order.
 const RENDER_PARTS = [
   "renderHead", "renderSeats", "renderTrick", "renderCenter", "renderActions",
-  "renderCards", "renderScores", "renderSheet", "renderClocks", "renderError",
+  "renderCards", "renderScores", "renderSheet", "renderClocks", "renderError", "renderInvite",
 ];
 
 export function mountTable(root, tableId, { invite = null, autoSit = false } = {}) {
@@ -416,7 +417,7 @@ class TablePage {
 
 // The parts (static/js/table/*.js) are classes whose methods become the page's own: each
 // part is one file to read, and they share the page's state through `this`.
-for (const part of [LayoutPart, SeatsPart, TrickPart, CenterPart, ActionsPart, HandPart, ScoresPart, ChatPart]) {
+for (const part of [LayoutPart, SeatsPart, TrickPart, CenterPart, ActionsPart, HandPart, ScoresPart, ChatPart, InvitePart]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name === "constructor") continue;
     if (Object.prototype.hasOwnProperty.call(TablePage.prototype, name)) throw new Error(`table page: ${name} defined twice`);

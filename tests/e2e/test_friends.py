@@ -1,0 +1,53 @@
+"""Friends in a real browser (issue 14): two guests become friends through a friend link, see
+each other online in the lobby, one hosts a private table and invites the other from the table
+page, the other joins with one click from the lobby (the page title says there is an
+invitation), and the game starts. At each state the page is checked (axe-core, clipped text,
+overlaps: helpers.check_page)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.e2e.helpers import ServerInfo, check_page, create_table, new_player, wait_for
+
+
+def test_two_guests_become_friends_invite_and_play(browser: Any, server: ServerInfo) -> None:
+    ann = new_player(browser, server, "Ann")
+    bob = new_player(browser, server, "Bob")
+    try:
+        # Ann shares her friend link; Bob opens it and sends a request; Ann accepts.
+        ann.page.click("text=Share my friend link")
+        link = ann.page.locator(".friend-link input").input_value()
+        assert "/?friend=" in link
+        bob.page.goto(link)
+        bob.page.click("text=Send a friend request")
+        ann.page.click(".friends button:has-text('Accept')")
+        # Both see each other, in the lobby, within a second or so.
+        ann.page.wait_for_selector(".friend.state-lobby:has-text('Bob')", timeout=5000)
+        bob.page.wait_for_selector(".friend.state-lobby:has-text('Ann')", timeout=5000)
+        check_page(ann.page, "friends-lobby")
+
+        # Ann hosts a private table (seat 1 open, computers on 2 and 3): Bob sees her playing.
+        table_id = create_table(ann, "classic", seats={1: "open"}, private=True)
+        bob.page.wait_for_selector(".friend.state-playing:has-text('Ann')", timeout=5000)
+        ann.page.click("#invite-friend")
+        ann.page.click("text=Invite Bob")
+        ann.page.wait_for_selector(".invite-dialog", state="detached")
+
+        # Bob's lobby shows the invitation at once, and the title says so; one click joins.
+        bob.page.wait_for_selector(".invite-item:has-text('Ann')", timeout=5000)
+        wait_for(lambda: bob.page.title().startswith("(1) Invitation"), what="title")
+        check_page(bob.page, "invited")
+        bob.page.click(".invite-item button:has-text('Join')")
+        bob.page.wait_for_url(f"**/?table={table_id}*")
+        bob.page.wait_for_selector(".table-page:not(.loading)")
+
+        # The table is full: the game starts (the host's page starts it) and Bob holds cards.
+        bob.page.wait_for_selector(".hand-cards .card", timeout=20_000)
+        ann.page.wait_for_selector(".hand-cards .card", timeout=20_000)
+        assert not ann.page.js_errors and not bob.page.js_errors, (
+            ann.page.js_errors + bob.page.js_errors
+        )
+    finally:
+        ann.close()
+        bob.close()
