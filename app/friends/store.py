@@ -358,6 +358,17 @@ def _people(session: Session, query: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _listed(session: Session, model: Any, person: Any, owner: Any, owner_id: str) -> Any:
+    """The players in `person` of `model`'s rows whose `owner` is `owner_id`, with the row's
+    creation time."""
+    return _people(
+        session,
+        select(Player, model.created_at)
+        .join(model, col(person) == col(Player.id))
+        .where(col(owner) == owner_id),
+    )
+
+
 def _iso(value: datetime) -> str:
     return as_utc(value).isoformat()
 
@@ -366,29 +377,17 @@ def overview(db: Database, player_id: str) -> dict[str, Any]:
     """Friends, requests both ways, blocked players and settings (no presence: the lobby
     socket adds it)."""
     with db.session() as session:
-        friends = _people(
-            session,
-            select(Player, Friendship.created_at)
-            .join(Friendship, col(Friendship.friend_id) == col(Player.id))
-            .where(Friendship.player_id == player_id),
+        friends = _listed(
+            session, Friendship, Friendship.friend_id, Friendship.player_id, player_id
         )
-        incoming = _people(
-            session,
-            select(Player, FriendRequest.created_at)
-            .join(FriendRequest, col(FriendRequest.from_id) == col(Player.id))
-            .where(FriendRequest.to_id == player_id),
+        incoming = _listed(
+            session, FriendRequest, FriendRequest.from_id, FriendRequest.to_id, player_id
         )
-        outgoing = _people(
-            session,
-            select(Player, FriendRequest.created_at)
-            .join(FriendRequest, col(FriendRequest.to_id) == col(Player.id))
-            .where(FriendRequest.from_id == player_id),
+        outgoing = _listed(
+            session, FriendRequest, FriendRequest.to_id, FriendRequest.from_id, player_id
         )
-        blocked = _people(
-            session,
-            select(Player, PlayerBlock.created_at)
-            .join(PlayerBlock, col(PlayerBlock.blocked_id) == col(Player.id))
-            .where(PlayerBlock.player_id == player_id),
+        blocked = _listed(
+            session, PlayerBlock, PlayerBlock.blocked_id, PlayerBlock.player_id, player_id
         )
         settings = _settings(session, player_id)
         return {

@@ -173,3 +173,21 @@ def test_played_with_recently(database: Database) -> None:
     store.block(database, cid, ann)
     assert [p["id"] for p in store.recent_players(database, ann)] == [bob]
     assert store.recent_players(database, dan) == []
+
+
+def test_deleting_an_account_deletes_its_friendships_requests_and_blocks(
+    database: Database,
+) -> None:
+    from app.db.players import delete_player
+
+    ann, bob, cid = _account(database, "Ann"), _account(database, "Bob"), _account(database, "Cid")
+    store.send_request(database, ann, name="Bob")
+    store.accept(database, bob, ann)
+    store.send_request(database, ann, name="Cid")
+    store.block(database, cid, bob)
+    store.friend_link(database, ann)
+    assert delete_player(database, ann)
+    assert store.friend_ids(database, bob) == set()
+    assert store.overview(database, cid)["incoming"] == []
+    assert delete_player(database, bob)
+    assert store.overview(database, cid)["blocked"] == []
