@@ -221,6 +221,15 @@ class FriendsHub:
             local.hidden = hidden
         await self._publish_presence(player_id)
 
+    def seat_changed(self, player_id: str, table_id: str, *, seated: bool) -> None:
+        """The player sat down or left a seat at a table they have a socket on here."""
+        local = self.local.get(player_id)
+        known = local.tables.get(table_id) if local is not None else None
+        if local is None or known is None or known[1] == seated:
+            return
+        local.tables[table_id] = (known[0], seated, known[2])
+        self._spawn(self._publish_presence(player_id))
+
     def table_closed(self, player_id: str, table_id: str) -> None:
         local = self.local.get(player_id)
         if local is None:

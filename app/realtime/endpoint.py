@@ -392,6 +392,8 @@ async def _dispatch(
         conn.send(m.error(exc.code, exc.message, msg.id))
         return
     metrics.command(msg.type, "duplicate" if result.duplicate else "ok")
+    if msg.type in ("sit", "leave") and services.friends is not None:  # playing or watching
+        services.friends.seat_changed(actor.player_id, table_id, seated=msg.type == "sit")
     extra: dict[str, Any] = {"duplicate": True} if result.duplicate else {}
     conn.send(m.ack(msg.id, result.version, **extra))
 

@@ -246,3 +246,21 @@ async def test_hello_with_a_bad_token_is_an_error(server: str) -> None:
     msg = await lobby.wait(lambda m: m["type"] == "error")
     assert msg["code"] == "bad_token"
     await lobby.close()
+
+
+async def test_watching_then_sitting_then_leaving(server: str) -> None:
+    ann, bob = await account(server, "Ann"), await account(server, "Bob")
+    await befriend(ann, bob)
+    ann_lobby = await ann.lobby()
+    table_id = (await create_table(server, ann.token, preset="classic"))["table"]["id"]
+    bob_table = Client(server, table_id, bob.token, "bob")
+    await bob_table.connect()
+    await bob_table.wait(lambda m: m["type"] == "state")
+    await ann_lobby.wait(presence_of(ann_lobby, bob.id, "watching"))
+    assert (await bob_table.command("sit", seat=2))["type"] == "ack"
+    await ann_lobby.wait(presence_of(ann_lobby, bob.id, "playing"))
+    start = len(ann_lobby.messages)
+    assert (await bob_table.command("leave"))["type"] == "ack"
+    await ann_lobby.wait(presence_of(ann_lobby, bob.id, "watching"), start=start)
+    await bob_table.close()
+    await ann_lobby.close()
