@@ -152,8 +152,29 @@ async def database_unavailable(_request: Request, _exc: Exception) -> JSONRespon
     )
 
 
+async def store_unavailable(_request: Request, _exc: Exception) -> JSONResponse:
+    """Redis did not answer (down, restarting, unreachable): 503 ``store_unavailable`` with
+    Retry-After. Nothing was changed: every table change is one atomic Redis step."""
+    from app.store import RETRY_AFTER_SECONDS
+
+    return JSONResponse(
+        {
+            "detail": {
+                "code": "store_unavailable",
+                "message": "the game store is not answering; try again in a few seconds",
+            }
+        },
+        status_code=503,
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
+
+
 def install(app: Any) -> None:
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
     from sqlalchemy.exc import InterfaceError, OperationalError
+
+    from app.store import StoreUnavailable
 
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
@@ -161,3 +182,8 @@ def install(app: Any) -> None:
     # InterfaceError: the driver's connection is gone.
     app.add_exception_handler(OperationalError, database_unavailable)
     app.add_exception_handler(InterfaceError, database_unavailable)
+    # Redis away: redis-py's connection errors (BusyLoadingError while it reloads its data
+    # included) and the pipelined move-path client's StoreUnavailable.
+    app.add_exception_handler(RedisConnectionError, store_unavailable)
+    app.add_exception_handler(RedisTimeoutError, store_unavailable)
+    app.add_exception_handler(StoreUnavailable, store_unavailable)

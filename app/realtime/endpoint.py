@@ -27,6 +27,7 @@ from app.realtime import messages as m
 from app.realtime.hub import Connection
 from app.realtime.limits import CLOSE_POLICY, CLOSE_TOO_MANY, LimitExceeded, Ticket
 from app.realtime.lobby import LobbyError, parse_lobby_message
+from app.store import RETRY_AFTER_SECONDS, STORE_DOWN
 from app.tables import Actor, TableError
 
 log = logging.getLogger(__name__)
@@ -83,8 +84,29 @@ def _policy_error() -> LimitExceeded:
     )
 
 
+def _store_unavailable(msg_id: str | None = None) -> bytes:
+    """Redis is down or restarting: retryable (nothing was applied; a command resent with
+    its id is never applied twice)."""
+    return m.error(
+        "store_unavailable",
+        "the game store is not answering; try again in a few seconds",
+        msg_id,
+        retry_after=RETRY_AFTER_SECONDS,
+    )
+
+
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(ws: WebSocket, table_id: str) -> None:
+    try:
+        await _table_socket(ws, table_id)
+    except STORE_DOWN as exc:
+        # Redis failed while the socket opened or closed (a command's failure is answered in
+        # _dispatch and the socket stays): the page reconnects after 1013, as for the database.
+        log.warning("table socket: Redis unavailable: %s", exc)
+        await _close(ws, _store_unavailable(), CLOSE_TRY_AGAIN, "store_unavailable")
+
+
+async def _table_socket(ws: WebSocket, table_id: str) -> None:
     services = _services(ws)
     settings = services.settings
     await ws.accept()
@@ -334,7 +356,10 @@ async def _dispatch(
         if hub is not None:
             conn.state_version = 0
             conn.sheet_hands, conn.table_json = -1, None
-            await hub.push_state(only=conn)
+            try:
+                await hub.push_state(only=conn)
+            except STORE_DOWN:
+                conn.send(_store_unavailable())
         return
     metrics: Metrics = services.metrics
     if actor is None:
@@ -391,15 +416,25 @@ async def _dispatch(
         metrics.refused(msg.type, exc.code)
         conn.send(m.error(exc.code, exc.message, msg.id))
         return
+    except STORE_DOWN:
+        metrics.refused(msg.type, "store_unavailable")
+        conn.send(_store_unavailable(msg.id))
+        return
     metrics.command(msg.type, "duplicate" if result.duplicate else "ok")
-    if msg.type in ("sit", "leave") and services.friends is not None:  # playing or watching
-        services.friends.seat_changed(actor.player_id, table_id, seated=msg.type == "sit")
     extra: dict[str, Any] = {"duplicate": True} if result.duplicate else {}
     conn.send(m.ack(msg.id, result.version, **extra))
 
 
 @router.websocket("/ws/lobby")
 async def lobby_socket(ws: WebSocket) -> None:
+    try:
+        await _lobby_socket(ws)
+    except STORE_DOWN as exc:
+        log.warning("lobby socket: Redis unavailable: %s", exc)
+        await _close(ws, _store_unavailable(), CLOSE_TRY_AGAIN, "store_unavailable")
+
+
+async def _lobby_socket(ws: WebSocket) -> None:
     """The live lobby: a first page for the filter in the query string (``variant``,
     ``free_seats``, ``limit``; all tables and the default page size without), then the
     changes to what this socket shows. ``subscribe`` changes the filter, ``more`` follows

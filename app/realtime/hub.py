@@ -325,6 +325,11 @@ class TableHub:
             self.note_version = version
             self._notes.put_nowait(note)
 
+    def resync(self) -> None:
+        """Read the table afresh and send each socket the newer state, if any (after the
+        pub/sub subscriber reconnected: the notices published meanwhile never came)."""
+        self._notes.put_nowait({"resync": True})
+
     def committed_here(self, note: dict[str, Any]) -> None:
         """This instance just committed the change ``note`` describes."""
         version = int(note["v"])
@@ -397,6 +402,9 @@ class TableHub:
                 log.exception("hub %s failed on a notice", self.table_id)
 
     async def _handle(self, note: dict[str, Any]) -> None:
+        if note.get("resync"):
+            await self.push_state()
+            return
         version = int(note["v"])
         events = note.get("events") or []
         if note.get("s") and version > self.state_version:
@@ -454,6 +462,13 @@ class Hubs:
         self.delivered: Callable[[float], None] | None = None
         # Set when the server is shutting down: new sockets are told to go elsewhere (1012).
         self.closing = False
+        # Changes published while the pub/sub subscriber was away (Redis restarted) are lost:
+        # each hub then reads its table once and sends what its sockets have not seen.
+        fanout.on_reconnect(self.resync_all)
+
+    def resync_all(self) -> None:
+        for hub in self.tables.values():
+            hub.resync()
 
     def committed_here(self, table_id: str, note: dict[str, Any]) -> None:
         hub = self.tables.get(table_id)

@@ -77,10 +77,14 @@ def parse_client(raw: str | bytes, max_bytes: int) -> ClientMessage:
     return ClientMessage(kind, data)
 
 
-def error(code: str, message: str, msg_id: str | None = None) -> bytes:
+def error(
+    code: str, message: str, msg_id: str | None = None, *, retry_after: float | None = None
+) -> bytes:
     out: dict[str, Any] = {"type": "error", "code": code, "message": message}
     if msg_id is not None:
         out["id"] = msg_id
+    if retry_after is not None:  # a retryable error: seconds to wait before trying again
+        out["retry_after"] = retry_after
     return orjson.dumps(out)
 
 

@@ -31,8 +31,14 @@ def make_redis(url: str, *, fake_server: Any = None, max_connections: int = 200)
             timeout=20,
         )
         return client
-    # A blocking pool waits for a free connection under bursts instead of failing.
+    # A blocking pool waits for a free connection under bursts instead of failing. A Redis
+    # that cannot be reached fails a call within socket_connect_timeout (not the OS's minutes),
+    # as StoreUnavailable's siblings in app.store.errors.STORE_DOWN.
     pool = aioredis.BlockingConnectionPool.from_url(
-        url, max_connections=max_connections, timeout=20, health_check_interval=30
+        url,
+        max_connections=max_connections,
+        timeout=20,
+        health_check_interval=30,
+        socket_connect_timeout=5,
     )
     return aioredis.Redis(connection_pool=pool)

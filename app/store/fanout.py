@@ -46,6 +46,9 @@ class Fanout:
         self._direct = direct
         self._proto: _Subscriber | None = None
         self._stopping = False
+        # Called after the subscriber reconnected: what was published meanwhile is lost, so
+        # the listeners read the current state once (app/realtime/hub.py resyncs its hubs).
+        self._on_reconnect: list[Callable[[], None]] = []
 
     async def start(self) -> None:
         if self._direct is not None:
@@ -71,6 +74,19 @@ class Fanout:
             with contextlib.suppress(Exception):
                 await self._pubsub.aclose()  # type: ignore[no-untyped-call]
             self._pubsub = None
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (not async, must not block) each time the subscriber has
+        reconnected and joined its channels again."""
+        self._on_reconnect.append(callback)
+
+    def _reconnected(self) -> None:
+        log.warning("pub/sub connection back; channels joined again")
+        for callback in list(self._on_reconnect):
+            try:
+                callback()
+            except Exception:
+                log.exception("pub/sub reconnect callback failed")
 
     async def subscribe(self, channel: str, handler: Handler) -> None:
         async with self._lock:
@@ -122,8 +138,9 @@ class Fanout:
         self._proto = proto
 
     async def _keep_connected(self) -> None:
-        """Reconnect (and subscribe again) when the connection drops. Messages published
-        meanwhile are lost, as with any pub/sub client; the next change resyncs the views."""
+        """Reconnect (and subscribe again) when the connection drops, trying every 0.2 s to
+        2 s (Redis restarting, or away a while). Messages published meanwhile are lost, as with
+        any pub/sub client: the on_reconnect callbacks then resync the listeners."""
         delay = 0.2
         while not self._stopping:
             proto = self._proto
@@ -140,7 +157,9 @@ class Fanout:
             except Exception as exc:
                 log.warning("pub/sub reconnect failed: %s", exc)
                 await asyncio.sleep(delay)
-                delay = min(5.0, delay * 2)
+                delay = min(2.0, delay * 2)
+                continue
+            self._reconnected()
 
     # -- redis-py backend --------------------------------------------------------------------
 

@@ -17,6 +17,8 @@ from urllib.parse import unquote, urlsplit
 
 from redis.exceptions import ResponseError
 
+from app.store.errors import StoreUnavailable
+
 Reply = Any
 
 
@@ -60,7 +62,10 @@ class _Protocol(asyncio.Protocol):
             if waiter.done():
                 continue
             if isinstance(value, ReplyError):
-                waiter.set_exception(value)
+                if str(value).startswith("LOADING"):  # restarted, reading its data back
+                    waiter.set_exception(StoreUnavailable(f"Redis is loading: {value}"))
+                else:
+                    waiter.set_exception(value)
             else:
                 waiter.set_result(value)
         if pos:
@@ -71,7 +76,7 @@ class _Protocol(asyncio.Protocol):
         while self.waiters:
             waiter = self.waiters.popleft()
             if not waiter.done():
-                waiter.set_exception(ConnectionError(f"lost the Redis connection: {self.lost}"))
+                waiter.set_exception(StoreUnavailable(f"lost the Redis connection: {self.lost}"))
 
 
 def _parse(buf: bytearray, pos: int) -> tuple[Reply, int] | None:
@@ -127,7 +132,8 @@ def _encode(args: tuple[Any, ...]) -> bytes:
 
 class PipelinedRedis:
     """One connection, every command pipelined on it; reconnects on the next call after a
-    failure (the commands in flight then fail with ConnectionError)."""
+    failure (the commands in flight then fail with StoreUnavailable, a ConnectionError, as
+    does a call while Redis cannot be reached)."""
 
     def __init__(
         self,
@@ -180,9 +186,12 @@ class PipelinedRedis:
             if proto is not None and proto.lost is None:
                 return proto
             loop = asyncio.get_running_loop()
-            _, made = await asyncio.wait_for(
-                loop.create_connection(_Protocol, self.host, self.port), self.connect_timeout
-            )
+            try:
+                _, made = await asyncio.wait_for(
+                    loop.create_connection(_Protocol, self.host, self.port), self.connect_timeout
+                )
+            except OSError as exc:  # refused, unreachable, timed out
+                raise StoreUnavailable(f"cannot reach Redis at {self.host}:{self.port}") from exc
             proto = made
             setup: list[tuple[Any, ...]] = []
             if self.password is not None:

@@ -1,0 +1,259 @@
+"""Redis restarted (append-only file) and Redis unreachable for a while, under a live server.
+
+Each test starts its own ``redis-server`` on a spare port with ``--appendonly yes`` in a
+temporary directory, runs the app against it (uvicorn in the test's event loop, real
+WebSockets), plays part of a game, then stops Redis and starts it again on the same files.
+Tables must survive, a move sent while Redis is away must get the retryable
+``store_unavailable`` error and change nothing, and play must go on to the game's end (and
+its record reach SQL) without restarting the app: the pipelined client, the pub/sub
+subscriber, the due loop and the results writer all reconnect by themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from sqlmodel import select
+
+from app.db import make_database
+from app.db.models import Game
+from tests.conftest import REQUIRE_SERVICES
+from tests.realtime.harness import (
+    Client,
+    create_table,
+    free_port,
+    guest,
+    in_process_server,
+    pick_move,
+)
+from tests.realtime.test_games import play_to_end, settings_for
+
+pytestmark = pytest.mark.asyncio
+
+
+class RedisServer:
+    """A throwaway redis-server with append-only persistence in ``directory``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            if REQUIRE_SERVICES:
+                pytest.fail("HEARTS_TEST_REQUIRE_SERVICES is set but redis-server is missing")
+            pytest.skip("no redis-server binary")
+        options = {
+            "port": str(self.port),
+            "bind": "127.0.0.1",
+            "appendonly": "yes",
+            "appendfsync": "always",  # a SIGKILL loses nothing acknowledged
+            "save": "",
+            "dir": str(self.directory),
+            "daemonize": "no",
+        }
+        self.proc = subprocess.Popen(
+            [binary, *(part for name, value in options.items() for part in (f"--{name}", value))],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
+        try:
+            deadline = time.monotonic() + 20
+            while True:
+                with contextlib.suppress(redis.RedisError):
+                    # Ready only once the append-only file is loaded back.
+                    if client.ping() and client.info("persistence")["loading"] == 0:
+                        return
+                assert self.proc.poll() is None, "redis-server exited"
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        finally:
+            client.close()
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no last write (the file was synced at every write)."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    directory = tmp_path / "redis"
+    directory.mkdir()
+    server = RedisServer(directory)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+async def seated_table(address: str, other: str) -> tuple[str, list[Client]]:
+    """A classic one-hand table with four players on sockets, started: seats 0 and 1 on the
+    instance at ``address``, 2 and 3 on ``other`` (they hear of the others' moves only through
+    pub/sub)."""
+    logins = [await guest(address, f"P{i}") for i in range(4)]
+    created = await create_table(
+        address, logins[0][0], preset="classic", options={"end": "hands", "hands": 1}
+    )
+    table_id = created["table"]["id"]
+    clients = [
+        Client(address if i < 2 else other, table_id, tok, f"P{i}")
+        for i, (tok, _) in enumerate(logins)
+    ]
+    for client in clients:
+        await client.connect()
+    for i, client in enumerate(clients[1:], start=1):
+        assert (await client.command("sit", seat=i))["type"] == "ack"
+    assert (await clients[0].command("start"))["type"] == "ack"
+    return table_id, clients
+
+
+async def pass_cards(clients: list[Client]) -> None:
+    """Every seat passes (the first moves of a classic hand), each acked."""
+    rng = random.Random(7)
+    for client in clients:
+        state = await client.wait_state(lambda m: (m["view"] or {}).get("legal") is not None)
+        move = pick_move(state["view"], rng)
+        assert move is not None and move["type"] == "pass"
+        assert (await client.command("move", move=move))["type"] == "ack"
+
+
+async def game_recorded(database_url: str, table_id: str) -> None:
+    database = make_database(database_url)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with database.session() as session:
+                games = session.exec(select(Game).where(Game.table_id == table_id)).all()
+            if games and games[0].status == "finished":
+                assert len(games) == 1
+                return
+            assert time.monotonic() < deadline, "the finished game never reached SQL"
+            await asyncio.sleep(0.2)
+    finally:
+        database.dispose()
+
+
+def _settings(tmp_path: Path, server: RedisServer) -> Any:
+    return settings_for(
+        tmp_path, redis_url=server.url, redis_namespace="restart", secret_key="k" * 32
+    )
+
+
+async def test_tables_survive_a_redis_restart_and_play_resumes(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    settings = _settings(tmp_path, redis_server)
+    async with (
+        in_process_server(settings) as address,
+        in_process_server(settings.model_copy(update={"migrate_on_start": False})) as other,
+    ):
+        table_id, clients = await seated_table(address, other)
+        try:
+            await pass_cards(clients)
+            async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+                before = (await http.get(f"/api/tables/{table_id}")).json()
+                redis_server.stop()  # SIGTERM: Redis shuts down cleanly
+                redis_server.start()  # the same append-only file
+                r = await http.get(f"/api/tables/{table_id}")
+                assert r.status_code == 200 and r.json() == before
+            applied = await play_to_end(clients, [0, 1, 2, 3], seed=3)
+            assert applied  # moves went on after the restart, on the same sockets
+            await game_recorded(settings.database_url, table_id)
+        finally:
+            for client in clients:
+                await client.close()
+
+
+async def test_redis_away_gives_a_retryable_error_and_play_resumes(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    settings = _settings(tmp_path, redis_server)
+    async with (
+        in_process_server(settings) as address,
+        in_process_server(settings.model_copy(update={"migrate_on_start": False})) as other,
+    ):
+        table_id, clients = await seated_table(address, other)
+        try:
+            await pass_cards(clients)
+            async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+                version = (await http.get(f"/api/tables/{table_id}")).json()["version"]
+            for client in clients:
+                await client.wait_state(lambda m, v=version: m["version"] >= v)
+            mover = next(
+                c
+                for c in clients
+                if ((c.last_state() or {}).get("view") or {}).get("legal") is not None
+            )
+            view = (mover.last_state() or {})["view"]
+            move = pick_move(view, random.Random(1))
+            assert move is not None
+
+            redis_server.kill()
+            # A move while Redis is away: a retryable error for that command, socket open.
+            reply = await mover.command("move", move=move, id="during-outage")
+            assert reply["type"] == "error" and reply["code"] == "store_unavailable", reply
+            assert reply["retry_after"] >= 1
+            await mover.send({"type": "ping", "t": 1})  # still answering on the same socket
+            await mover.wait(lambda m: m["type"] == "pong")
+            async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+                r = await http.get(f"/api/tables/{table_id}")
+                assert r.status_code == 503, r.text
+                assert r.json()["detail"]["code"] == "store_unavailable"
+                assert int(r.headers["Retry-After"]) >= 1
+                r = await http.get("/readyz")
+                assert r.status_code == 503 and r.json()["redis"] is False
+                r = await http.post("/api/guest", json={"name": "Late"})
+                assert r.status_code == 503, r.text
+            for client in clients:
+                assert client.closed_code is None  # no socket was dropped
+
+            redis_server.start()
+            # Nothing was half applied: the table is at the version it had.
+            async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+                deadline = time.monotonic() + 20
+                while (r := await http.get(f"/api/tables/{table_id}")).status_code != 200:
+                    assert time.monotonic() < deadline, r.text
+                    await asyncio.sleep(0.2)
+                assert r.json()["version"] == version
+            # The same command again (the page resends it with its id): applied once now,
+            # and every socket hears of it through the reconnected pub/sub subscriber.
+            reply = await mover.command("move", move=move, id="during-outage")
+            assert reply["type"] == "ack" and reply["version"] == version + 1, reply
+            for client in clients:
+                await client.wait_state(lambda m, v=version: m["version"] > v)
+            applied = await play_to_end(clients, [0, 1, 2, 3], seed=5)
+            assert applied
+            await game_recorded(settings.database_url, table_id)
+        finally:
+            for client in clients:
+                await client.close()
