@@ -16,7 +16,7 @@ let current = null; // the page shown: {destroy()}
 const TABLE_MODULES = [
   "./table.js", "./socket.js", "./table/util.js", "./table/layout.js", "./table/seats.js",
   "./table/trick.js", "./table/center.js", "./table/actions.js", "./table/hand.js",
-  "./table/scores.js", "./table/chat.js", "./table/invite.js",
+  "./table/scores.js", "./table/chat.js", "./table/motion.js", "./table/invite.js",
 ];
 
 /** Fetch modules now (versioned URLs: they resolve against this module's own). */

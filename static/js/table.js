@@ -18,6 +18,7 @@ import { LayoutPart } from "./table/layout.js";
 import { ScoresPart } from "./table/scores.js";
 import { SeatsPart } from "./table/seats.js";
 import { TrickPart } from "./table/trick.js";
+import { GATHER_MS, LINGER_MS, TableMotion } from "./table/motion.js";
 import { RESULT_MIN_MS } from "./table/util.js";
 
 // The parts of the page, by the method that draws each, in drawing order.
@@ -71,6 +72,8 @@ class TablePage {
     this.gone = null;
     this.tick = null;
     this.keyHandler = (event) => this.onKey(event);
+    this.motion = new TableMotion();
+    this.trickDrawn = false; // motion starts after the first drawing of the trick
   }
 
   start() {
@@ -97,6 +100,8 @@ class TablePage {
   destroy() {
     clearInterval(this.tick);
     clearTimeout(this.resultTimer);
+    clearTimeout(this.holdTimer);
+    this.motion.stop();
     document.removeEventListener("keydown", this.keyHandler);
     window.removeEventListener("resize", this.resizeHandler);
     if (this.socket) this.socket.close();
@@ -256,6 +261,7 @@ class TablePage {
   onState(msg) {
     if (this.shownVersion && msg.version < this.shownVersion && !msg.resync) return; // older
     const before = this.view;
+    this.motion.settle(); // nothing still moving holds this state back
     this.shownVersion = msg.version;
     if (msg.table) this.table = msg.table;
     this.seat = msg.seat;
@@ -285,12 +291,21 @@ class TablePage {
     }
     // Opening the page during the pause after a hand shows that hand's result too.
     const pausedNow = v && !before && this.table && this.table.pause_until_ms && v.history.length;
+    // With motion, the result (or the game over) waits until the last trick was seen and
+    // gathered: the panel would cover it.
+    const gameEnded = v && before && v.phase === "over" && before.phase !== "over";
+    const hold = (justEnded || gameEnded) && this.motion.on() && this.trickDrawn ? LINGER_MS + GATHER_MS + 100 : 0;
+    if (hold) {
+      this.motion.holdUntil = Date.now() + hold;
+      clearTimeout(this.holdTimer);
+      this.holdTimer = setTimeout(() => this.renderPart("renderCenter"), hold + 20);
+    }
     if (justEnded || pausedNow) {
       // Show the hand's result for a while (at least through the server's pause).
       this.resultFor = v.history[v.history.length - 1].hand_no;
-      this.resultShownAt = Date.now();
+      this.resultShownAt = Date.now() + hold;
       clearTimeout(this.resultTimer);
-      this.resultTimer = setTimeout(() => this.render(), RESULT_MIN_MS + 50);
+      this.resultTimer = setTimeout(() => this.render(), RESULT_MIN_MS + hold + 50);
     }
     if (v && this.resultFor !== null) {
       const started = v.trick.length || v.tricks.length;

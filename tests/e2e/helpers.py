@@ -42,9 +42,13 @@ def new_player(
     viewport: dict[str, int] | None = None,
     record_frames: bool = False,
     mobile: bool = False,
+    reduced_motion: bool = False,
 ) -> Player:
-    """A fresh context on the lobby; signs in as a guest called ``name`` through the form."""
+    """A fresh context on the lobby; signs in as a guest called ``name`` through the form.
+    Motion on the table is on (the system asks for no less) unless ``reduced_motion``."""
     opts: dict[str, Any] = {"viewport": viewport or DESKTOP, "base_url": server.url}
+    if reduced_motion:
+        opts["reduced_motion"] = "reduce"
     if mobile:
         opts.update(is_mobile=True, has_touch=True, device_scale_factor=2)
     context = browser.new_context(**opts)

@@ -596,10 +596,92 @@ def test_dealer_chooses_the_passing_direction(browser: Any, server: Any) -> None
         p.close()
 
 
+# Records, in the page, every card that enters the trick (animated or not, and whether it
+# ends in its slot), every trick gathered to its winner, and what the felt shows when the
+# hand's result panel first appears.
+RECORD_MOTION = """() => {
+    const log = window.__motion = { arrived: [], gathered: 0, result: null };
+    const trick = document.querySelector('.trick');
+    new MutationObserver((records) => {
+        for (const r of records) for (const n of r.addedNodes) {
+            if (!(n instanceof HTMLElement) || !n.classList.contains('slot')) continue;
+            const card = n.querySelector('.card');
+            const moving = card.getAnimations();
+            const entry = { card: n.dataset.card, animated: moving.length > 0, inPlace: null };
+            log.arrived.push(entry);
+            Promise.all(moving.map((a) => a.finished.catch(() => null))).then(() => {
+                if (!n.isConnected || n.dataset.moving) { entry.inPlace = 'left'; return; }
+                const c = card.getBoundingClientRect();
+                const s = n.getBoundingClientRect();
+                entry.inPlace = card.getAnimations().length === 0
+                    && getComputedStyle(card).transform === 'none'
+                    && Math.abs(c.left + c.width / 2 - (s.left + s.width / 2)) < 1.5
+                    && Math.abs(c.top - s.top) < 1.5;
+            });
+        }
+    }).observe(trick, { childList: true });
+    new MutationObserver((records) => {
+        for (const r of records) if (r.target.dataset.moving === 'gathered') log.gathered += 1;
+    }).observe(document.querySelector('.trick-area'), {
+        subtree: true, attributes: true, attributeFilter: ['data-moving'] });
+    const center = document.querySelector('.center-panel');
+    new MutationObserver(() => {
+        if (log.result || center.hidden || !center.classList.contains('hand-result')) return;
+        const shown = [...document.querySelectorAll('.trick .slot')]
+            .filter((s) => s.dataset.moving !== 'gathered');
+        log.result = { trickStillShown: shown.length };
+    }).observe(center, { attributes: true, attributeFilter: ['hidden', 'class'] });
+}"""
+
+
+def test_cards_travel_to_the_trick_and_the_result_waits_for_the_last_trick(
+    browser: Any, server: Any
+) -> None:
+    """Motion on (the browser asks for no less): every card played comes in with an
+    animation and ends exactly in its slot (no transform left); complete tricks are gathered
+    to their winners; the hand's result panel appears only once the last trick is gathered.
+    With reduced motion nothing is animated."""
+    p = new_player(browser, server, "Mia")
+    try:
+        create_table(p, "two-player-28", seats={1: "easy"})
+        page = p.page
+        page.evaluate(RECORD_MOTION)
+        play_until([page], lambda: hands_finished(page) >= 1)
+        page.locator(".center-panel.hand-result").wait_for()
+        wait_for(
+            lambda: all(e["inPlace"] is not None for e in page.evaluate("() => __motion.arrived")),
+            what="the cards' animations to end",
+        )
+        log = page.evaluate("() => window.__motion")
+        flown = [e for e in log["arrived"] if e["animated"]]
+        # 13 tricks of 2 cards (2 of the 28 lie face down); the first card may come with the
+        # first drawing of the page (not animated)
+        assert len(flown) >= 25, log["arrived"]
+        assert all(e["inPlace"] in (True, "left") for e in flown), flown
+        assert any(e["inPlace"] is True for e in flown), flown
+        assert log["gathered"] >= 1, log
+        assert log["result"] == {"trickStillShown": 0}, log
+        _no_js_errors(p)
+    finally:
+        p.close()
+    calm = new_player(browser, server, "Cal", reduced_motion=True)
+    try:
+        create_table(calm, "two-player-28", seats={1: "easy"})
+        page = calm.page
+        page.evaluate(RECORD_MOTION)
+        play_until([page], lambda: len(page.evaluate("() => __motion.arrived")) >= 6)
+        log = page.evaluate("() => window.__motion")
+        assert not [e for e in log["arrived"] if e["animated"]], log
+        assert log["gathered"] == 0, log
+    finally:
+        calm.close()
+
+
 def test_pause_between_hands_shows_the_result(browser: Any, server: Any) -> None:
     """The server pauses after a hand (HEARTS_HAND_PAUSE_MS, 2.5 s here): the result stays
-    up with a countdown and nobody can play until the next hand opens."""
-    p = new_player(browser, server, "Pia")
+    up with a countdown and nobody can play until the next hand opens. Reduced motion: the
+    panel comes at once, not after the last trick is gathered (that is the next test's)."""
+    p = new_player(browser, server, "Pia", reduced_motion=True)
     try:
         create_table(p, "two-player-28", seats={1: "easy"})
         page = p.page

@@ -31,13 +31,15 @@ export class CenterPart {
         h("button", { type: "button", class: "btn small", onclick: () => this.toggleLastTrick(false) }, "Close"));
       return;
     }
-    if (v && v.phase === "over") {
+    // The last trick is still being seen (motion.js): the result comes after it.
+    const held = Date.now() < this.motion.holdUntil;
+    if (v && v.phase === "over" && !held) {
       el.hidden = false;
       el.className = "center-panel game-over";
       fill(el, ...this.gameOverContent());
       return;
     }
-    if (v && this.resultFor !== null && !this.resultClosed.has(this.resultFor)) {
+    if (v && !held && this.resultFor !== null && !this.resultClosed.has(this.resultFor)) {
       const result = v.history.find((r) => r.hand_no === this.resultFor);
       if (result) {
         el.hidden = false;

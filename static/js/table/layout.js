@@ -28,7 +28,9 @@ export class LayoutPart {
 
     e.trick = h("div", { class: "trick", role: "group", "aria-label": "Cards on the table" });
     e.trickInfo = h("div", { class: "trick-info", "aria-live": "polite" });
-    e.trickArea = h("div", { class: "trick-area" }, e.trick, e.trickInfo);
+    // Cards of a trick sliding to its winner after a newer state replaced them (motion.js).
+    e.trickGhosts = h("div", { class: "trick-ghosts", "aria-hidden": "true" });
+    e.trickArea = h("div", { class: "trick-area" }, e.trick, e.trickGhosts, e.trickInfo);
     e.center = h("div", { class: "center-panel", hidden: true, role: "region", "aria-live": "polite" });
     e.seats = h("div", { class: "seats" });
     e.felt = h("div", { class: "felt", role: "region", "aria-label": "The table" }, e.seats, e.trickArea, e.center);

@@ -46,15 +46,29 @@ export class TrickPart {
     const slots = new Map();
     for (const el of area.children) slots.set(el.dataset.slot, el);
     const wanted = new Set();
+    // Motion only for what changes while the page is watched (not for the first drawing).
+    const moving = this.motion.on() && this.trickDrawn;
+    const arrived = [];
     plays.forEach((play, i) => {
       const slot = this.slotOf(play);
       wanted.add(slot);
       let el = slots.get(slot);
-      const key = `${play.card}|${done ? "done" : "live"}|${ledFace || ""}|${ledSuit || ""}|${done ? done.winner : ""}`;
+      const face = `${play.card}|${ledFace || ""}|${ledSuit || ""}`;
+      const key = `${face}|${done ? "done" : "live"}|${done ? done.winner : ""}`;
       if (el && el.dataset.key === key) return;
       const fresh = !el || el.dataset.card !== play.card;
       const who = play.from === "dummy" ? `${this.seatName(play.seat)}'s half dummy` : this.seatName(play.seat);
       const winner = done && (done.winner === play.seat && play.from === "hand" || (done.winner === "dummy" && play.from === "dummy"));
+      if (el && el.dataset.face === face) {
+        // The same card, its trick now complete: the element stays (a card still moving in
+        // ends where it is going), marked done and winner.
+        el.classList.toggle("done", !!done);
+        el.classList.toggle("winner", !!winner);
+        el.dataset.key = key;
+        if (done) el.dataset.winner = String(done.winner);
+        else delete el.dataset.winner;
+        return;
+      }
       const classes = [];
       if (this.game === "twentyeight" && parseCard(play.card).light.suit === "H") classes.push("trump");
       if (i === 0) classes.push("lead");
@@ -65,14 +79,30 @@ export class TrickPart {
       });
       if (this.game === "double" && ledSuit) markLedFaces(cardEl, play.card, ledSuit, i === 0 ? ledFace : null);
       const node = h("div", {
-        class: ["slot", `slot-${slot}`, fresh && !done ? "enter" : "", done ? "done" : "", winner ? "winner" : ""],
+        class: ["slot", `slot-${slot}`, done ? "done" : "", winner ? "winner" : ""],
         "data-slot": slot, "data-card": play.card,
       }, cardEl, this.slotName(play, who));
       node.dataset.key = key;
-      if (el) el.replaceWith(node);
-      else area.appendChild(node);
+      node.dataset.face = face;
+      if (done) node.dataset.winner = String(done.winner);
+      // Where the card comes from, read before anything moves (my hand is drawn after this).
+      if (moving && fresh) arrived.push([node, this.playOrigin(play)]);
+      if (el) {
+        el.after(node);
+        this.dropSlot(el, moving);
+      } else {
+        area.appendChild(node);
+      }
     });
-    for (const [slot, el] of slots) if (!wanted.has(slot)) el.remove();
+    for (const [slot, el] of slots) if (!wanted.has(slot)) this.dropSlot(el, moving);
+    for (const [node, from] of arrived) this.motion.flyIn(node, from);
+    const doneKey = done ? `${v.hand_no}|${plays.map((p) => p.card).join()}` : null;
+    if (moving && done && doneKey !== this.gatheredKey) {
+      this.motion.gatherLater(() => [...area.querySelectorAll(".slot.done")].filter((s) => !s.dataset.moving),
+        () => this.seatElOf(done.winner));
+    }
+    this.gatheredKey = doneKey;
+    this.trickDrawn = true;
     // The words under the trick.
     const info = [];
     if (done) {
@@ -112,6 +142,37 @@ export class TrickPart {
       this.el.trickInfo.dataset.key = key;
       fill(this.el.trickInfo, children);
     }
+  }
+
+  /** A slot leaving the trick: a complete trick not gathered yet slides to its winner as
+   *  a ghost (aria-hidden, outside .trick) while the newer state is drawn at once. */
+  dropSlot(el, moving) {
+    if (!moving || !el.dataset.winner || el.dataset.moving === "gathered") {
+      el.remove();
+      return;
+    }
+    el.setAttribute("aria-hidden", "true");
+    delete el.dataset.slot;
+    this.el.trickGhosts.appendChild(el);
+    const winner = el.dataset.winner === "dummy" ? "dummy" : Number(el.dataset.winner);
+    this.motion.gather([el], this.seatElOf(winner), true);
+  }
+
+  /** The element a card is played from: my own card in my hand (or half dummy), else the
+   *  player's seat. A rectangle, read now. */
+  playOrigin(play) {
+    if (play.seat === this.seat) {
+      const row = play.from === "dummy" ? this.el.dummyCards : this.el.handCards;
+      const card = row.querySelector(`.card[data-card="${CSS.escape(play.card)}"]`);
+      if (card) return card.getBoundingClientRect();
+    }
+    const seat = this.seatElOf(play.seat);
+    return seat ? seat.getBoundingClientRect() : null;
+  }
+
+  /** A seat's element on the felt (seat number, or "dummy"). */
+  seatElOf(seat) {
+    return this.seatEls.get(seat) || null;
   }
 
   /** The name under a played card; on a phone a computer's is short ("Comp 2"), as on the
