@@ -34,6 +34,7 @@ from .game import (
 from .moves import (
     ChooseDirection,
     ChooseMoon,
+    Claim,
     Move,
     PassCards,
     PlayCard,
@@ -53,6 +54,7 @@ __all__ = [
     "STATE_SCHEMA",
     "ChooseDirection",
     "ChooseMoon",
+    "Claim",
     "EngineError",
     "GameState",
     "HandResult",

@@ -24,7 +24,7 @@ from .cards import (
     parse_card,
 )
 from .errors import IllegalMove
-from .moves import PLAY, PLAY_FACE, ChooseDirection, ChooseMoon, Move, PassCards, PlayCard
+from .moves import PLAY, PLAY_FACE, ChooseDirection, ChooseMoon, Claim, Move, PassCards, PlayCard
 from .rules import Rules
 from .tables import DARK, FACES, LIGHT, Tables, direction_name, tables_for
 
@@ -500,6 +500,10 @@ def apply(s: GameState, seat: int, move: Move) -> GameState:
         return _apply_direction(s, seat, move)
     if type(move) is ChooseMoon:
         return _apply_moon(s, seat, move)
+    if type(move) is Claim:
+        from .claim import apply_claim  # claim searches with this module's rules
+
+        return apply_claim(s, seat)
     raise IllegalMove("bad_move", f"not a move: {move!r}")
 
 
@@ -615,11 +619,33 @@ def _finish_trick(s: GameState) -> None:
     if not any(s.hands[: t.n]):
         _end_hand(s)
         return
+    if t.rules.auto_end and auto_end_due(t, s.hands, s.won):
+        # nothing left can change a score: the cards are not played; each holder's go unplayed
+        # to its scorer's pile (they score nothing), no trick is counted for them
+        taken = list(s.taken)
+        for h, m in enumerate(s.hands):
+            taken[t.scorer_of[h]] |= m
+        s.taken = tuple(taken)
+        s.hands = (0,) * len(s.hands)
+        _end_hand(s)
+        return
     if t.game == "dummy":
         s.joker = 1 - s.joker
         s.order = _dummy_order(winner if winner < 2 else 2, s.joker)
     else:
         s.order = t.orders[winner]
+
+
+def auto_end_due(t: Tables, hands: Sequence[int], won: Sequence[int]) -> bool:
+    """With the ``auto_end`` option, after a trick: no trick left can change a score.  No card
+    that scores (positive or negative) is left in any hand or half dummy, and with the no-trick
+    bonus every player has taken a trick already."""
+    left = 0
+    for m in hands:
+        left |= m
+    if left & (t.pos_mask | t.neg_mask):
+        return False
+    return not (t.rules.no_trick_bonus and t.game == "classic" and not all(won[: t.n]))
 
 
 def hand_points(

@@ -32,7 +32,14 @@ class ChooseMoon:
     choice: str
 
 
-Move = PassCards | PlayCard | ChooseDirection | ChooseMoon
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The player claims every remaining trick of the hand (checked by ``claim.claim_wins_all``)."""
+
+
+CLAIM = Claim()
+
+Move = PassCards | PlayCard | ChooseDirection | ChooseMoon | Claim
 
 # one PlayCard per card and face, so listing legal moves allocates nothing
 PLAY: tuple[PlayCard, ...] = tuple(PlayCard(c) for c in range(55))
@@ -89,7 +96,9 @@ def move_from_json(obj: object) -> Move:
         if ch not in ("self", "others"):
             raise _bad("choice is 'self' (you subtract) or 'others' (they add)")
         return ChooseMoon(ch)
-    raise _bad(f"unknown move type {kind!r}; use pass, play, direction or moon")
+    if kind == "claim":
+        return CLAIM
+    raise _bad(f"unknown move type {kind!r}; use pass, play, direction, moon or claim")
 
 
 def move_to_json(m: Move) -> dict[str, object]:
@@ -102,6 +111,8 @@ def move_to_json(m: Move) -> dict[str, object]:
         return out
     if isinstance(m, ChooseDirection):
         return {"type": "direction", "direction": m.direction}
+    if isinstance(m, Claim):
+        return {"type": "claim"}
     return {"type": "moon", "choice": m.choice}
 
 
@@ -113,4 +124,6 @@ def move_str(m: Move) -> str:
         return f"play {card_str(m.card)}" + (f" {m.face}" if m.face else "")
     if isinstance(m, ChooseDirection):
         return f"direction {m.direction}"
+    if isinstance(m, Claim):
+        return "claim"
     return f"moon {m.choice}"

@@ -63,6 +63,9 @@ class Rules:
     exact_reset: bool = False
     # a player who takes no trick scores -5
     no_trick_bonus: bool = False
+    # the hand ends by itself once no remaining trick can change a score (no card that scores is
+    # left in a hand; with no_trick_bonus, every player has also taken a trick)
+    auto_end: bool = False
     # shooting the moon: others add the moon total, the shooter subtracts it, or the shooter chooses
     moon: str = "others"
     # the game ends at a target score, or after a fixed number of hands
@@ -169,9 +172,9 @@ PRESET_LABELS: Final = {
 # options a custom table may change, per game (the rest is fixed by the game's rules)
 _TUNABLE: Final = {
     "classic": frozenset(f.name for f in fields(Rules)) - {"preset", "game"},
-    "dummy": frozenset({"passing", "end", "target_score", "hands"}),
-    "twentyeight": frozenset({"end", "target_score", "hands"}),
-    "double": frozenset({"passing", "pass_count", "end", "target_score", "hands"}),
+    "dummy": frozenset({"passing", "auto_end", "end", "target_score", "hands"}),
+    "twentyeight": frozenset({"auto_end", "end", "target_score", "hands"}),
+    "double": frozenset({"passing", "pass_count", "auto_end", "end", "target_score", "hands"}),
 }
 
 OPTION_LABELS: Final = {
@@ -190,6 +193,7 @@ OPTION_LABELS: Final = {
     "graded_hearts": "Graded hearts (A=5, K=4, Q=3, J=2)",
     "exact_reset": "Exactly 50 or 100 drops by 50",
     "no_trick_bonus": "No tricks taken scores -5",
+    "auto_end": "The hand ends by itself when no card that scores is left",
     "moon": "Shooting the moon",
     "end": "The game ends",
     "target_score": "Target score",

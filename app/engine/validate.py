@@ -126,9 +126,12 @@ def _check_result(i: int, r: HandResult, before: tuple[int, ...], t: Tables) -> 
     _mask(f"{name}: dead", r.dead, t)
     _need(r.dead.bit_count() == _dead_count(t), f"{name}: {_dead_count(t)} cards are dead")
     _need(len(r.tricks_won) == k, f"{name} needs {k} trick counts")
+    played = sum(r.tricks_won)
     _need(
-        all(w >= 0 for w in r.tricks_won) and sum(r.tricks_won) == t.hand_size,
-        f"{name}: a hand has {t.hand_size} tricks",
+        all(w >= 0 for w in r.tricks_won)
+        and (1 <= played <= t.hand_size if t.rules.auto_end else played == t.hand_size),
+        f"{name}: a hand has {t.hand_size} tricks"
+        + (" or fewer (it may end by itself)" if t.rules.auto_end else ""),
     )
 
 
@@ -195,7 +198,13 @@ def _check_fields(s: GameState) -> None:
     for i, tr in enumerate(s.tricks):
         _check_trick(f"tricks[{i}]", tr, t)
     want_prev = t.hand_size if (s.hand_no > 0 or over) else 0
-    _need(len(s.prev_tricks) == want_prev, f"prev_tricks must have {want_prev} tricks")
+    if want_prev and t.rules.auto_end:  # a hand that ended by itself kept fewer tricks
+        _need(
+            1 <= len(s.prev_tricks) <= want_prev,
+            f"prev_tricks must have 1 to {want_prev} tricks",
+        )
+    else:
+        _need(len(s.prev_tricks) == want_prev, f"prev_tricks must have {want_prev} tricks")
     for i, tr in enumerate(s.prev_tricks):
         _check_trick(f"prev_tricks[{i}]", tr, t)
     played = s.hand_no + 1 if over else s.hand_no

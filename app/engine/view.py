@@ -88,6 +88,8 @@ def _result_json(t: Tables, r: HandResult) -> dict[str, object]:
         "totals": list(r.totals),
         "dead": _cards(t, r.dead),
         "tricks_won": list(r.tricks_won),
+        # the hand ended before its last trick (the auto_end option): the rest was not played
+        "ended_early": sum(r.tricks_won) < t.hand_size,
     }
 
 

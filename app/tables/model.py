@@ -120,6 +120,9 @@ class Table:
     pause_until_ms: float | None = None
     # The last game's id in SQL (app.db, the replay API), once the results writer stored it.
     game_id: int | None = None
+    # Refused claims: seat (as text) -> [game_no, hand_no] of its last refused claim (a seat
+    # may make one refused claim per hand: checking a claim tells something of hidden cards).
+    claims_refused: dict[str, list[int]] = field(default_factory=dict)
 
     def clone(self) -> Table:
         """A copy to change: the seats and every list or dict a change edits in place are
@@ -129,6 +132,7 @@ class Table:
         new.seats = [_copy_seat(s) for s in self.seats]
         new.deadline_seats = list(self.deadline_seats)
         new.recent_moves = {k: list(v) for k, v in self.recent_moves.items()}
+        new.claims_refused = dict(self.claims_refused)
         return new
 
     def seat_of(self, player_id: str) -> int | None:
@@ -167,6 +171,7 @@ class Table:
             "game_ended_ms": self.game_ended_ms,
             "pause_until_ms": self.pause_until_ms,
             "game_id": self.game_id,
+            "claims_refused": self.claims_refused,
         }
 
     @classmethod
@@ -201,6 +206,9 @@ class Table:
             game_ended_ms=obj.get("game_ended_ms"),
             pause_until_ms=obj.get("pause_until_ms"),
             game_id=obj.get("game_id"),
+            claims_refused={
+                str(k): [int(x) for x in v] for k, v in (obj.get("claims_refused") or {}).items()
+            },
         )
 
     def public_json(self) -> dict[str, Any]:
@@ -222,6 +230,7 @@ class Table:
             "deadline_seats": self.deadline_seats,
             "pause_until_ms": self.pause_until_ms,
             "game_id": self.game_id,
+            "claim_refused_hands": self.claim_refused_hands(),
             "seats": [
                 {
                     "seat": i,
@@ -236,6 +245,14 @@ class Table:
                 for i, s in enumerate(self.seats)
             ],
         }
+
+    def claim_refused_hands(self) -> list[int | None]:
+        """Per seat, the hand of this game in which it made its one refused claim, or None."""
+        out: list[int | None] = []
+        for i in range(len(self.seats)):
+            got = self.claims_refused.get(str(i))
+            out.append(got[1] if got and got[0] == self.game_no else None)
+        return out
 
     def lobby_json(self, expires_ms: float) -> dict[str, Any]:
         """The public lobby's line for this table."""

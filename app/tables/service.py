@@ -655,9 +655,9 @@ class TableService:
         after = None if after_json is None else engine.state_from_json(after_json, trusted=True)
 
         def fn(table: Table, state: Any, now: float) -> Change:
-            seat_no = self._claimant(table, state, actor, expected_version, now)
             if table.game != checked:
                 raise TableError("stale_version", "the game moved on while your claim was checked")
+            seat_no = self._claimant(table, state, actor, expected_version, now)
             seat = table.seats[seat_no]
             events: list[dict[str, Any]] = []
             if seat.away:

@@ -329,6 +329,19 @@ def hand_points(
     return HandOutcome([p + b for p, b in zip(pts, bonus, strict=True)], shooter)
 
 
+def auto_end_due(r: RulesDict, hands: Sequence[set[str]], tricks_won: Sequence[int]) -> bool:
+    """With the ``auto_end`` option, after a trick: the hand ends by itself when no card left in
+    any hand (or half dummy) scores on any face, and, with the no-trick bonus, every player has
+    taken a trick (``tricks_won`` per scorer).  The unplayed cards then go to the pile of each
+    holder's scorer (they score nothing)."""
+    if not r["auto_end"]:
+        return False
+    if any(face_value(r, f) != 0 for h in hands for c in h for f in faces(c)):
+        return False
+    players = number(r, "players")
+    return not (r["game"] == "classic" and r["no_trick_bonus"] and 0 in tricks_won[:players])
+
+
 def new_totals(r: RulesDict, old: Sequence[int], points: Sequence[int]) -> list[int]:
     """Totals after a hand: exact reset drops a player who reaches exactly 50 or 100 by 50."""
     out = [o + p for o, p in zip(old, points, strict=True)]

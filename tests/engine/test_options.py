@@ -7,9 +7,11 @@ import pytest
 from app.engine import (
     ChooseDirection,
     ChooseMoon,
+    GameState,
     PassCards,
     RulesError,
     apply,
+    describe_options,
     legal_moves,
     make_rules,
     new_game,
@@ -381,6 +383,52 @@ def test_no_trick_bonus() -> None:
         ["5D", "3D", "4D", "2D"],
     )
     assert pts == (13, 12, 1, -5)
+
+
+def _two_tricks_left(hands: list[str], won: list[int], options: dict[str, object]) -> GameState:
+    """Classic at trick 12 of 13: each seat holds two cards, seat 0 leads, hearts broken."""
+    s = at_last_trick("classic", hands, ["", "", "", ""], won, options)._clone()
+    s.trick_no = s.t.hand_size - 2
+    return s
+
+
+@pytest.mark.parametrize("auto_end", [False, True])
+def test_auto_end_when_no_scoring_card_is_left(auto_end: bool) -> None:
+    hands = ["2D 3C", "3D 4C", "4D 5C", "QS 6C"]
+    s = _two_tricks_left(hands, [3, 3, 3, 2], {"auto_end": auto_end})
+    s = play(s, "2D", "3D", "4D", "QS")  # seat 2 takes the queen: only clubs are left
+    if not auto_end:
+        assert s.phase == "play" and s.hand_no == 0
+        s = play(s, "5C", "6C", "3C", "4C")
+    assert s.hand_no == 1
+    r = s.history[-1]
+    assert r.points == (0, 0, 13, 0)
+    # ended early: 12 tricks, the clubs never played; each went to its holder's pile
+    assert sum(r.tricks_won) == (13 if not auto_end else 12)
+    assert view(s, None)["history"][-1]["ended_early"] is auto_end  # type: ignore[index]
+    assert len(s.prev_tricks) == (0 if auto_end else 1) + 1  # this position's tricks only
+
+
+def test_auto_end_waits_for_a_trickless_player_with_the_no_trick_bonus() -> None:
+    """With no_trick_bonus a trick still changes a score while someone has none: play on."""
+    hands = ["2D 3C", "3D 4C", "4D 5C", "QS 6C"]
+    s = _two_tricks_left(hands, [4, 4, 3, 0], {"auto_end": True, "no_trick_bonus": True})
+    s = play(s, "2D", "3D", "4D", "QS")
+    assert s.phase == "play" and s.hand_no == 0
+    s = play(s, "5C", "6C", "3C", "4C")  # seat 3 takes the last trick: no -5
+    assert s.history[-1].points == (0, 0, 13, 0)
+
+
+def test_auto_end_is_an_option_of_every_game() -> None:
+    for preset in ("classic", "two-player-dummy", "two-player-28", "double-hearts"):
+        assert make_rules(preset, {"auto_end": True}).auto_end
+    assert make_rules("classic", {"auto_end": True}).to_options() == {"auto_end": True}
+    (opt,) = [o for o in describe_options() if o["name"] == "auto_end"]
+    assert opt["kind"] == "bool" and opt["default"] is False
+    assert opt["games"] == ["classic", "dummy", "twentyeight", "double"]
+    with pytest.raises(RulesError) as e:
+        make_rules("classic", {"auto_end": "yes"})
+    assert e.value.code == "bad_option"
 
 
 def test_exact_reset() -> None:

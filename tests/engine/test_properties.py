@@ -420,6 +420,12 @@ class Tracker:
         if any(oracle.breaks_hearts(self.rd, x) for x in tr.cards):
             self.broken = True
         self.current = Record()
+        if any(self.hands[: self.n]) and oracle.auto_end_due(self.rd, self.hands, self.won):
+            # the hand ends by itself: each holder's unplayed cards go to its scorer's pile
+            self.events.add(f"auto end in {r.game}")
+            for h, left in enumerate(self.hands):
+                self.piles[self.scorer(h)] |= left
+                self.hands[h] = set()
         if any(self.hands[: self.n]):
             if self.dummy:
                 self.joker = 1 - self.joker
@@ -428,7 +434,8 @@ class Tracker:
                 self.next_order = [(tr.winner + i) % self.n for i in range(self.n)]
             return
         # the hand is over
-        if self.dummy:  # the card left in a half dummy goes to the dummy's tricks
+        if self.dummy and len(self.tricks) == oracle.hand_size(self.rd):
+            # the card left in a half dummy goes to the dummy's tricks
             left = self.hands[2] | self.hands[3]
             assert len(left) == 1
             self.piles[2] |= left
@@ -462,7 +469,11 @@ class Tracker:
         assert sum(res.points) == self.expected_sum(out.shooter, out.points)
         # every trick: cards, holders, lead face and winner
         tricks = after.prev_tricks
-        assert len(tricks) == len(self.tricks) == oracle.hand_size(self.rd)
+        assert len(tricks) == len(self.tricks)
+        if len(tricks) < oracle.hand_size(self.rd):
+            assert r.auto_end, "only the auto_end option ends a hand before its last trick"
+        else:
+            assert len(tricks) == oracle.hand_size(self.rd)
         for tr, mine in zip(tricks, self.tricks, strict=True):
             assert [txt(r, c) for c in tr.cards] == mine.cards
             assert list(tr.holders) == mine.holders

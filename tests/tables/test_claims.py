@@ -1,0 +1,180 @@
+"""Claims through the table writer (issue 19): at one's turn to play, one refused claim per hand
+(recorded and announced, nothing else changed), an accepted one ends the hand with the claimant's
+cards shown; and the auto_end option at a table."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import orjson
+import pytest
+import redis.asyncio as aioredis
+
+from app import engine
+from app.engine.claim import claim_wins_all
+from app.tables import Actor, TableError, TableService
+
+from .test_service import ALICE, BOB, CAROL, make_service
+
+pytestmark = pytest.mark.asyncio
+
+DAVE = Actor("p-dave", "Dave")
+PEOPLE = (ALICE, BOB, CAROL, DAVE)
+CLAIM = {"type": "claim"}
+
+
+async def _table(service: TableService, options: dict[str, object] | None = None) -> str:
+    table = await service.create(ALICE, "classic", options)
+    for seat, who in enumerate(PEOPLE[1:], start=1):
+        await service.sit(table.id, who, seat)
+    await service.start(table.id, ALICE)
+    return table.id
+
+
+async def _events(service: TableService, table_id: str) -> list[dict[str, Any]]:
+    log = [orjson.loads(e) for e in await service.store.read_log(table_id)]
+    return [e for note in log for e in note["events"]]
+
+
+async def _play_one(
+    service: TableService, table_id: str, rng: random.Random, n: int, dump: bool = False
+) -> None:
+    """One random legal move of the seat to act (``dump``: a scoring card when it may)."""
+    _, state = await service.read(table_id)
+    seat = engine.seats_to_act(state)[0]
+    legal = engine.legal_moves(state, seat)
+    scoring = state.t.pos_mask | state.t.neg_mask
+    points = [m for m in legal if isinstance(m, engine.PlayCard) and scoring >> m.card & 1]
+    move = rng.choice(points if dump and points else legal)
+    await service.move(table_id, PEOPLE[seat], f"m{n}", engine.move_to_json(move))
+
+
+async def _code(service: TableService, table_id: str, who: Actor, move_id: str) -> str:
+    with pytest.raises(TableError) as err:
+        await service.move(table_id, who, move_id, CLAIM)
+    return err.value.code
+
+
+async def test_claims_refused_once_per_hand_then_accepted(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    service, _ = make_service(redis_client, namespace, turn_timer_seconds=0)
+    table_id = await _table(service)
+    rng = random.Random(5)
+    n = 0
+    assert await _code(service, table_id, ALICE, "c0") == "wrong_phase"  # passing
+    _, state = await service.read(table_id)
+    while state.phase != "play":
+        await _play_one(service, table_id, rng, n := n + 1)
+        _, state = await service.read(table_id)
+    # the first trick: 13 cards each, nobody takes them all
+    mover = before_mover = engine.seats_to_act(state)[0]
+    other = PEOPLE[(mover + 1) % 4]
+    assert await _code(service, table_id, other, "c1") == "not_your_turn"
+    before, _ = await service.read(table_id)
+    assert not claim_wins_all(state, mover)
+    assert await _code(service, table_id, PEOPLE[mover], "c2") == "claim_refused"
+    after, state_after = await service.read(table_id)
+    # recorded and announced; the game itself is unchanged
+    assert after.version == before.version + 1 and after.game == before.game
+    assert after.public_json()["claim_refused_hands"][mover] == state.hand_no
+    assert (await _events(service, table_id))[-1] == {
+        "kind": "claim_refused",
+        "seat": mover,
+        "v": after.version,
+    }
+    # the same id again is decided again (a refused command is not kept): now over the limit
+    assert await _code(service, table_id, PEOPLE[mover], "c2") == "claim_refused_already"
+    assert (await service.read(table_id))[0].version == after.version
+    # play on until a seat at its turn can claim the rest, then claim it
+    while True:
+        _, state = await service.read(table_id)
+        assert state.hand_no == 0, "no claim came up in the first hand"
+        mover = engine.seats_to_act(state)[0]
+        if state.phase == "play" and claim_wins_all(state, mover):
+            break
+        await _play_one(service, table_id, rng, n := n + 1)
+    cards = engine.view(state, mover)["hand"]
+    left = state.t.hand_size - state.trick_no
+    done = await service.move(table_id, PEOPLE[mover], "win", CLAIM)
+    t, s = await service.read(table_id)
+    assert t.version == done.version and s.hand_no == 1
+    claim = [e for e in await _events(service, table_id) if e["kind"] == "claim"]
+    assert claim == [
+        {"kind": "claim", "seat": mover, "cards": cards, "tricks": left, "v": done.version}
+    ]
+    assert all(tr.winner == mover for tr in s.prev_tricks[13 - left :])
+    moves = [orjson.loads(m) for m in await service.store.game_moves(table_id)]
+    assert moves[-1] == [mover, CLAIM]
+    # a resend of the accepted claim is a duplicate, not a new claim
+    again = await service.move(table_id, PEOPLE[mover], "win", CLAIM)
+    assert again.duplicate and again.version == done.version
+    # the refusal was in hand 0: in hand 1 the seat may claim again
+    assert t.public_json()["claim_refused_hands"][before_mover] == 0
+
+
+async def test_a_claim_at_a_table_with_auto_end(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """The option reaches the game; hands may end before their last trick."""
+    service, _ = make_service(redis_client, namespace, turn_timer_seconds=0)
+    table_id = await _table(service, {"auto_end": True, "end": "hands", "hands": 2})
+    rng = random.Random(2)
+    n = 0
+    t, state = await service.read(table_id)
+    assert state.rules.auto_end and t.public_json()["options"] == {
+        "auto_end": True,
+        "end": "hands",
+        "hands": 2,
+    }
+    while t.status == "playing":
+        await _play_one(service, table_id, rng, n := n + 1, dump=True)
+        t, state = await service.read(table_id)
+    # the points go early: the hands end before their 13th trick, the rest unplayed
+    assert len(state.history) == 2 and all(sum(r.tricks_won) < 13 for r in state.history)
+
+
+class _Meanwhile:
+    """A computer pool whose claim check lets something happen while it runs."""
+
+    def __init__(self) -> None:
+        self.during: Any = None
+
+    async def run(self, fn: Any, *args: Any) -> Any:
+        if self.during is not None:
+            await self.during()
+        return fn(*args)
+
+
+async def test_a_claim_checked_while_the_game_moved_on_applies_nothing(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    pool = _Meanwhile()
+    service, _ = make_service(redis_client, namespace, turn_timer_seconds=0, computer=pool)
+    table_id = await _table(service)
+    rng = random.Random(3)
+    n = 0
+    _, state = await service.read(table_id)
+    while state.phase != "play":
+        await _play_one(service, table_id, rng, n := n + 1)
+        _, state = await service.read(table_id)
+    mover = engine.seats_to_act(state)[0]
+    second: list[str] = []
+
+    async def claim_again_and_play() -> None:
+        # the same seat claims again meanwhile: one check at a time
+        second.append(await _code(service, table_id, PEOPLE[mover], "again"))
+        # and plays a card (as a turn timer would for them): the checked game is gone
+        await _play_one(service, table_id, rng, n + 1)
+
+    pool.during = claim_again_and_play
+    before, _ = await service.read(table_id)
+    assert await _code(service, table_id, PEOPLE[mover], "c") == "stale_version"
+    assert second == ["claim_pending"]
+    after, _ = await service.read(table_id)
+    # only the card was applied: no refusal recorded, no claim event
+    assert after.version == before.version + 1
+    assert after.public_json()["claim_refused_hands"] == [None] * 4
+    kinds = [e["kind"] for e in await _events(service, table_id)]
+    assert "claim" not in kinds and "claim_refused" not in kinds
