@@ -22,6 +22,7 @@ import sqlalchemy as sa
 import websockets
 
 from app import engine
+from app.engine.claim import claim_wins_all
 from app.store import keys
 from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
 from tests.realtime.leak_scan import HTTP_ROUTES, Game, Leak, Scanner
@@ -86,13 +87,25 @@ async def stored_hands(database_url: str) -> int:
         engine_.dispose()
 
 
-CASES = [(p, False) for p in sorted(engine.PRESETS)] + [("classic", True)]
+CASES = [(p, False, SHORT) for p in sorted(engine.PRESETS)] + [
+    ("classic", True, SHORT),
+    ("classic", False, {**SHORT, "auto_end": True}),
+]
 
 
 @pytest.mark.parametrize(
-    ("preset", "private"), CASES, ids=[p + ("-private" if x else "") for p, x in CASES]
+    ("preset", "private", "options"),
+    CASES,
+    ids=[
+        p + ("-private" if x else "") + ("-auto-end" if "auto_end" in o else "")
+        for p, x, o in CASES
+    ],
 )
-async def test_a_whole_game_leaks_nothing(preset: str, private: bool, tmp_path: Any) -> None:
+async def test_a_whole_game_leaks_nothing(
+    preset: str, private: bool, options: dict[str, object], tmp_path: Any
+) -> None:
+    """The player also claims: at its first card of the first hand (refused: announced, nothing
+    shown), and whenever the claim would be accepted after that (its cards shown to all)."""
     fake = fakeredis.FakeServer()
     settings = settings_for(tmp_path).model_copy(update={"due_poll_seconds": 0.005})
     async with in_process_server(settings, fake) as address:
@@ -103,7 +116,7 @@ async def test_a_whole_game_leaks_nothing(preset: str, private: bool, tmp_path: 
             address,
             token,
             preset=preset,
-            options=SHORT,
+            options=options,
             private=private,
             bots={str(seat): "easy" for seat in range(1, players)},
         )
@@ -138,6 +151,8 @@ async def test_a_whole_game_leaks_nothing(preset: str, private: bool, tmp_path: 
         rng = random.Random(7)
         decisions = 0
         polled_hand = -1
+        refused_hand = -1
+        claims = {"ack": 0, "claim_refused": 0}
         acted = -1
         seen = 0
         try:
@@ -177,12 +192,23 @@ async def test_a_whole_game_leaks_nothing(preset: str, private: bool, tmp_path: 
                     await poll(http_watcher, watching, theirs, first, moves)
                 decisions += 1
                 acted = msg["version"]
+                may_claim = view["phase"] == "play" and refused_hand != view["hand_no"]
+                wins = may_claim and claim_wins_all(game.states[-1], 0)
+                if wins or (may_claim and view["hand_no"] == 0):
+                    reply = await player.command("move", move={"type": "claim"}, version=acted)
+                    outcome = "ack" if reply["type"] == "ack" else reply["code"]
+                    assert outcome == ("ack" if wins else "claim_refused"), reply
+                    claims[outcome] += 1
+                    if not wins:
+                        refused_hand = view["hand_no"]  # no more claims in this hand
+                    continue  # act again on the state after it
                 move = pick_move(view, rng)
                 reply = await player.command("move", move=move, version=acted)
                 assert reply["type"] == "ack" or reply["code"] == "stale_version", reply
             await spectator.wait_state(lambda m: (m["view"] or {}).get("phase") == "over")
             game.extend(await moves())
             assert game.states[-1].phase == "over" and len(game.states[-1].history) == 2
+            assert claims["claim_refused"] >= 1, claims
             assert seated.check_views(player.raw) > 10
             assert watching.check_views(spectator.raw) > 10
             for lobby, scanner in zip(lobbies, (seated, watching), strict=True):
