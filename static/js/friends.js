@@ -122,7 +122,8 @@ export class FriendsPanel {
     }
     const data = this.data;
     if (!data) {
-      parts.push(h("p", { class: "meta" }, "Loading your friends\u2026"));
+      // The same frame as with the lists, so that little moves when they come.
+      parts.push(h("p", { class: "meta" }, "Loading your friends\u2026"), this.addForm(), this.settings());
       fill(this.box, ...parts);
       return;
     }
@@ -196,10 +197,10 @@ export class FriendsPanel {
       h("span", { class: "friend-name" }, friend.name),
       h("span", { class: "meta" }, STATE_WORDS[presence.state] || presence.state),
       ...buttons,
-      h("details", { class: "friend-more" }, h("summary", {}, h("span", { class: "sr-only" }, `More for ${friend.name}`), "\u22ef"),
-        h("button", { type: "button", class: "btn small ghost", onclick: () => this.act(`/api/friends/${friend.id}/remove`) }, "Remove friend"),
+      h("span", { class: "friend-actions" },
+        h("button", { type: "button", class: "btn small ghost", "aria-label": `Remove ${friend.name}`, onclick: () => this.act(`/api/friends/${friend.id}/remove`) }, "Remove"),
         h("button", {
-          type: "button", class: "btn small ghost",
+          type: "button", class: "btn small ghost", "aria-label": `Block ${friend.name}`,
           onclick: () => {
             if (confirm(`Block ${friend.name}? They can no longer send you requests, invite you, chat to you or see when you are online.`)) {
               this.act("/api/friends/blocks", { player_id: friend.id });

@@ -50,11 +50,11 @@ class Lobby {
       const focused = document.activeElement;
       if (this.phone.matches) {
         fill(this.layoutBox, h("div", { class: "lobby-col" },
-          this.identityBox, this.friends.box, this.createBox, this.tablesBox, this.inviteBox, this.gamesBox));
+          this.identityBox, this.createBox, this.tablesBox, this.inviteBox, this.friends.box, this.gamesBox));
       } else {
         fill(this.layoutBox,
-          h("div", { class: "lobby-col" }, this.identityBox, this.tablesBox, this.inviteBox),
-          h("div", { class: "lobby-col" }, this.friends.box, this.createBox, this.gamesBox));
+          h("div", { class: "lobby-col" }, this.identityBox, this.tablesBox, this.inviteBox, this.friends.box),
+          h("div", { class: "lobby-col" }, this.createBox, this.gamesBox));
       }
       if (focused && focused !== document.activeElement && this.layoutBox.contains(focused)) focused.focus();
     };

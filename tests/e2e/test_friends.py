@@ -8,12 +8,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.e2e.helpers import ServerInfo, check_page, create_table, new_player, wait_for
+import pytest
+
+from tests.e2e.helpers import (
+    DESKTOP,
+    PHONE,
+    ServerInfo,
+    check_page,
+    create_table,
+    new_player,
+    wait_for,
+)
 
 
-def test_two_guests_become_friends_invite_and_play(browser: Any, server: ServerInfo) -> None:
-    ann = new_player(browser, server, "Ann")
-    bob = new_player(browser, server, "Bob")
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_two_guests_become_friends_invite_and_play(
+    browser: Any, server: ServerInfo, size: dict[str, int]
+) -> None:
+    phone = size == PHONE
+    ann = new_player(browser, server, "Ann", viewport=size, mobile=phone)
+    bob = new_player(browser, server, "Bob", viewport=size, mobile=phone)
     try:
         # Ann shares her friend link; Bob opens it and sends a request; Ann accepts.
         ann.page.click("text=Share my friend link")
