@@ -109,7 +109,9 @@ def replay_game(
     for number, (seat, move_json) in enumerate(moves):
         try:
             move = engine.move_from_json(move_json)
-            if isinstance(move, engine.PlayCard) and current["play_start"] is None:
+            # the holdings once passing is over (a claim may be the hand's first card move)
+            playing = isinstance(move, (engine.PlayCard, engine.Claim))
+            if playing and current["play_start"] is None:
                 current["play_start"] = _holdings(state)
             done = len(state.history)
             state = engine.apply(state, int(seat), move)
