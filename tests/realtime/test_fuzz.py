@@ -93,8 +93,19 @@ def random_value(rng: random.Random, depth: int = 0) -> Any:
     return {rng.choice(keys_): random_value(rng, depth + 1) for _ in range(rng.randrange(4))}
 
 
+MOVE_FIELDS = ["type", "cards", "card", "face", "direction", "choice"]
+
+
 def random_move(rng: random.Random, view: dict[str, Any] | None) -> dict[str, Any]:
-    """A move: often the seat's own legal one (or from its hand), else made up."""
+    """A move: often the seat's own legal one (or from its hand), else made up; a third of
+    them with one field of any JSON type (the move parser's input is the richest)."""
+    move = made_up_move(rng, view)
+    if rng.random() < 0.35:
+        move[rng.choice(MOVE_FIELDS)] = random_value(rng)
+    return move
+
+
+def made_up_move(rng: random.Random, view: dict[str, Any] | None) -> dict[str, Any]:
     legal = (view or {}).get("legal")
     if legal and rng.random() < 0.5:
         move = pick_move(view or {}, rng)
@@ -157,9 +168,7 @@ def mutate(rng: random.Random, msg: dict[str, Any]) -> dict[str, Any] | str | by
             out["type"] = rng.choice(KINDS)
         elif roll == 5 and isinstance(out.get("move"), dict):
             move = dict(out["move"])
-            move[rng.choice(["type", "card", "cards", "face", "direction", "choice", "x"])] = (
-                random_value(rng)
-            )
+            move[rng.choice([*MOVE_FIELDS, "x"])] = random_value(rng)
             out["move"] = move
         elif roll == 6:
             text = json.dumps(out)  # surrogates and NUL escaped, as a client may send them
