@@ -326,6 +326,24 @@ class _Search:
             s.joker,
         )
 
+    def keep(
+        self,
+        hands: tuple[int, ...],
+        cards: tuple[int, ...],
+        holders: tuple[int, ...],
+        order: tuple[int, ...],
+        led: int,
+        face: int,
+        broken: bool,
+        trick_no: int,
+        joker: int,
+    ) -> tuple[int, tuple[int, int]]:
+        """At the claimant's turn in a winning position: the holder and the first (card, face)
+        that keeps the claim winning."""
+        holder, options = self.choices(hands, cards, holders, order, led, face, broken, trick_no)
+        args = (hands, cards, holders, order, led, face, broken, trick_no, joker, holder)
+        return holder, next(cf for cf in options if self.child(*args, *cf))
+
     def line(self, s: GameState) -> _Line:
         """The claimant's winning line against the others' lowest legal cards (the root must
         have been found winning)."""
@@ -335,26 +353,10 @@ class _Search:
         order, led, face, broken = s.order, s.led_suit, s.lead_face, s.broken
         trick_no, joker = s.trick_no, s.joker
         while True:
-            holder, options = self.choices(
-                hands, cards, holders, order, led, face, broken, trick_no
-            )
+            holder = order[len(cards)]
             if t.owner[holder] == t.owner[self.me]:
-                pick = next(
-                    cf
-                    for cf in options
-                    if self.child(
-                        hands,
-                        cards,
-                        holders,
-                        order,
-                        led,
-                        face,
-                        broken,
-                        trick_no,
-                        joker,
-                        holder,
-                        *cf,
-                    )
+                holder, pick = self.keep(
+                    hands, cards, holders, order, led, face, broken, trick_no, joker
                 )
             else:
                 m = legal_mask(t, hands[holder], trick_no, len(cards), led, broken, self.first)

@@ -99,8 +99,7 @@ def _all_lines(search: _Search, s: GameState, seat: int, hand_no: int) -> set[tu
         return {_points(s)}
     mover = seats_to_act(s)[0]
     if mover == seat:
-        holder = s.order[len(s.trick_cards)]
-        _, options = search.choices(
+        _, (c, f) = search.keep(
             s.hands,
             s.trick_cards,
             s.trick_holders,
@@ -109,23 +108,7 @@ def _all_lines(search: _Search, s: GameState, seat: int, hand_no: int) -> set[tu
             s.lead_face,
             s.broken,
             s.trick_no,
-        )
-        c, f = next(
-            cf
-            for cf in options
-            if search.child(
-                s.hands,
-                s.trick_cards,
-                s.trick_holders,
-                s.order,
-                s.led_suit,
-                s.lead_face,
-                s.broken,
-                s.trick_no,
-                s.joker,
-                holder,
-                *cf,
-            )
+            s.joker,
         )
         face = ("light", "dark")[f] if s.t.game == "double" and not s.trick_cards else None
         n = apply(s, seat, PlayCard(c, face))
