@@ -129,7 +129,11 @@ class FriendsHub:
         self.last_state: dict[str, dict[str, Any]] = {}
         self.at_table: dict[str, set[str]] = {}
         self._chat_checks: dict[tuple[str, str], tuple[float, bool]] = {}
-        self.invited: set[str] = set()  # local players who may hold invitations
+        self.invited: set[str] = set()
+        self._announcing: set[str] = set()  # players whose presence is being written now
+        self._again: set[str] = (
+            set()
+        )  # ... and changed meanwhile  # local players who may hold invitations
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop_task: asyncio.Task[None] | None = None
 
@@ -179,7 +183,7 @@ class FriendsHub:
             await self._reload_friends(player_id)
         else:
             await self._send_list(player_id, only=conn)
-        await self._publish_presence(player_id)
+        self._announce(player_id)
 
     def lobby_closed(self, conn: Sender) -> None:
         player_id = self.player_of.pop(conn, None)
@@ -193,7 +197,7 @@ class FriendsHub:
             self._unwatch(player_id, local.friends)
             local.friends = set()
         self._forget_if_empty(player_id)
-        self._spawn(self._publish_presence(player_id))
+        self._announce(player_id)
 
     def set_away(self, conn: Sender, away: bool) -> None:
         player_id = self.player_of.get(conn)
@@ -201,7 +205,7 @@ class FriendsHub:
         if player_id is None or local is None or local.lobby.get(conn) == away:
             return
         local.lobby[conn] = away
-        self._spawn(self._publish_presence(player_id))
+        self._announce(player_id)
 
     def table_opened(self, player_id: str, table_id: str, public: bool, seated: bool) -> None:
         local = self.local.setdefault(player_id, _Local())
@@ -212,14 +216,14 @@ class FriendsHub:
             # A table page alone: the hidden setting is read for it too.
             self._spawn(self._load_hidden_then_publish(player_id))
         else:
-            self._spawn(self._publish_presence(player_id))
+            self._announce(player_id)
 
     async def _load_hidden_then_publish(self, player_id: str) -> None:
         hidden = await run_in_threadpool(store.appears_offline, self.database, player_id)
         local = self.local.get(player_id)
         if local is not None:
             local.hidden = hidden
-        await self._publish_presence(player_id)
+        self._announce(player_id)
 
     def seat_changed(self, player_id: str, table_id: str, *, seated: bool) -> None:
         """The player sat down or left a seat at a table they have a socket on here."""
@@ -228,7 +232,7 @@ class FriendsHub:
         if local is None or known is None or known[1] == seated:
             return
         local.tables[table_id] = (known[0], seated, known[2])
-        self._spawn(self._publish_presence(player_id))
+        self._announce(player_id)
 
     def table_closed(self, player_id: str, table_id: str) -> None:
         local = self.local.get(player_id)
@@ -241,7 +245,7 @@ class FriendsHub:
         local.table_sockets.pop(table_id, None)
         local.tables.pop(table_id, None)
         self._forget_if_empty(player_id)
-        self._spawn(self._publish_presence(player_id))
+        self._announce(player_id)
 
     def _forget_if_empty(self, player_id: str) -> None:
         local = self.local.get(player_id)
@@ -249,6 +253,26 @@ class FriendsHub:
             del self.local[player_id]
 
     # -- presence --------------------------------------------------------------------------
+
+    def _announce(self, player_id: str) -> None:
+        """Write and announce the player's presence: one step at a time per player (two at
+        once could reach Redis, and so the friends, in the wrong order); a change made during a
+        step is announced by one more step after it."""
+        if player_id in self._announcing:
+            self._again.add(player_id)
+            return
+        self._announcing.add(player_id)
+        self._spawn(self._announce_steps(player_id))
+
+    async def _announce_steps(self, player_id: str) -> None:
+        try:
+            while True:
+                self._again.discard(player_id)
+                await self._publish_presence(player_id)
+                if player_id not in self._again:
+                    return
+        finally:
+            self._announcing.discard(player_id)
 
     def _field(self, state: dict[str, Any]) -> bytes:
         return orjson.dumps({**state, "at": int(time.time() * 1000)})
@@ -354,7 +378,7 @@ class FriendsHub:
             player_id = str(msg.get("p"))
             if player_id in self.local:
                 self.local[player_id].hidden = bool(msg.get("hidden"))
-                self._spawn(self._publish_presence(player_id))
+                self._announce(player_id)
         elif kind in ("invite", "invite_gone"):
             if kind == "invite":
                 self.invited.add(str(msg.get("to")))
