@@ -511,3 +511,10 @@ def claimed_cards(s: GameState, seat: int) -> list[str]:
     if s.t.game == "dummy":
         shown |= s.hands[2 + seat]
     return _cards(s.t, shown)
+
+
+def claimed_tricks(before: GameState, after: GameState) -> int:
+    """How many tricks an accepted claim played out: the rest of the hand, or fewer when the
+    ``auto_end`` option ended it first."""
+    tricks = after.tricks if after.hand_no == before.hand_no else after.prev_tricks
+    return len(tricks) - len(before.tricks)

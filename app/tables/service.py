@@ -26,7 +26,7 @@ import orjson
 from app import engine
 from app.bots import LEVELS
 from app.db.outbox import encode_event
-from app.engine.claim import claim_outcome, claimed_cards
+from app.engine.claim import claim_outcome, claimed_cards, claimed_tricks
 from app.settings import Settings
 from app.store import LoadedTable, TableStore, keys
 from app.store.sockets import Counted, SocketCounts, table_sockets_key
@@ -657,7 +657,8 @@ class TableService:
         def fn(table: Table, state: Any, now: float) -> Change:
             if table.game != checked:
                 raise TableError("stale_version", "the game moved on while your claim was checked")
-            seat_no = self._claimant(table, state, actor, expected_version, now)
+            # the version was checked before the check; a chat since then changes no game
+            seat_no = self._claimant(table, state, actor, None, now)
             seat = table.seats[seat_no]
             events: list[dict[str, Any]] = []
             if seat.away:
@@ -672,7 +673,7 @@ class TableService:
                     "kind": "claim",
                     "seat": seat_no,
                     "cards": claimed_cards(state, seat_no),
-                    "tricks": state.t.hand_size - state.trick_no,
+                    "tricks": claimed_tricks(state, after),
                 }
             )
             return Change(

@@ -24,7 +24,7 @@ from app.engine import (
     state_from_json,
     state_to_json,
 )
-from app.engine.claim import _Search, _targets, claim_wins_all
+from app.engine.claim import _Search, _targets, claim_wins_all, claimed_tricks
 from app.engine.moves import Claim, PlayCard
 
 from .helpers import code_of
@@ -223,3 +223,27 @@ def test_claim_raises_for_a_game_over() -> None:
     with pytest.raises(IllegalMove) as e:
         apply(s, 0, Claim())
     assert e.value.code == "game_over"
+
+
+def test_claimed_tricks_stop_where_auto_end_ends_the_hand() -> None:
+    """With auto_end a claim plays out only the tricks play would: the hand ends once no card
+    that scores is left (the rest is not played)."""
+    rules = make_rules("classic", {"auto_end": True})
+    for seed in range(300):
+        rng = random.Random(seed)
+        s = new_game(rules, seed)
+        while s.hand_no == 0:
+            seat = seats_to_act(s)[0]
+            if s.phase == "play" and claim_wins_all(s, seat):
+                after = apply(s, seat, Claim())
+                got = claimed_tricks(s, after)
+                left = s.t.hand_size - s.trick_no
+                assert 0 < got <= left
+                assert len(after.prev_tricks) == len(s.tricks) + got
+                if got < left:  # the hand ended by itself before its last trick
+                    played = sum(after.history[-1].tricks_won)
+                    assert played == len(after.prev_tricks) < s.t.hand_size
+                    return
+                break
+            s = apply(s, seat, rng.choice(legal_moves(s, seat)))
+    pytest.fail("no claim cut short by auto_end in 300 games")
