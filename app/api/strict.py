@@ -137,35 +137,34 @@ async def http_error(_request: Request, exc: Exception) -> Response:
 DATABASE_RETRY_AFTER_SECONDS = 5
 
 
-async def database_unavailable(_request: Request, _exc: Exception) -> JSONResponse:
-    """The database did not answer (down, restarting, unreachable): 503 with a stable code and
-    Retry-After, never a bare 500. Nothing was changed (the session was rolled back)."""
+def _unavailable(code: str, message: str, retry_after: int) -> JSONResponse:
+    """503 with a stable code and Retry-After, never a bare 500; nothing was changed."""
     return JSONResponse(
-        {
-            "detail": {
-                "code": "database_unavailable",
-                "message": "the database is not answering; try again in a few seconds",
-            }
-        },
+        {"detail": {"code": code, "message": message}},
         status_code=503,
-        headers={"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)},
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
+async def database_unavailable(_request: Request, _exc: Exception) -> JSONResponse:
+    """The database did not answer (down, restarting, unreachable). Nothing was changed (the
+    session was rolled back)."""
+    return _unavailable(
+        "database_unavailable",
+        "the database is not answering; try again in a few seconds",
+        DATABASE_RETRY_AFTER_SECONDS,
     )
 
 
 async def store_unavailable(_request: Request, _exc: Exception) -> JSONResponse:
-    """Redis did not answer (down, restarting, unreachable): 503 ``store_unavailable`` with
-    Retry-After. Nothing was changed: every table change is one atomic Redis step."""
+    """Redis did not answer (down, restarting, unreachable). Nothing was changed: every table
+    change is one atomic Redis step."""
     from app.store import RETRY_AFTER_SECONDS
 
-    return JSONResponse(
-        {
-            "detail": {
-                "code": "store_unavailable",
-                "message": "the game store is not answering; try again in a few seconds",
-            }
-        },
-        status_code=503,
-        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    return _unavailable(
+        "store_unavailable",
+        "the game store is not answering; try again in a few seconds",
+        RETRY_AFTER_SECONDS,
     )
 
 

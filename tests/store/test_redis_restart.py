@@ -17,9 +17,8 @@ import random
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -28,6 +27,7 @@ from sqlmodel import select
 
 from app.db import make_database
 from app.db.models import Game
+from app.settings import Settings
 from tests.conftest import REQUIRE_SERVICES
 from tests.realtime.harness import (
     Client,
@@ -163,97 +163,93 @@ async def game_recorded(database_url: str, table_id: str) -> None:
         database.dispose()
 
 
-def _settings(tmp_path: Path, server: RedisServer) -> Any:
-    return settings_for(
+@contextlib.asynccontextmanager
+async def table_on_two_instances(
+    tmp_path: Path, server: RedisServer
+) -> AsyncIterator[tuple[str, str, list[Client], Settings]]:
+    """Two app instances on ``server`` and a started table with its four players' sockets
+    (two on each instance), their passes made: (address, table id, clients, settings)."""
+    settings = settings_for(
         tmp_path, redis_url=server.url, redis_namespace="restart", secret_key="k" * 32
     )
+    async with (
+        in_process_server(settings) as address,
+        in_process_server(settings.model_copy(update={"migrate_on_start": False})) as other,
+    ):
+        table_id, clients = await seated_table(address, other)
+        try:
+            await pass_cards(clients)
+            yield address, table_id, clients, settings
+        finally:
+            for client in clients:
+                await client.close()
 
 
 async def test_tables_survive_a_redis_restart_and_play_resumes(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
-    settings = _settings(tmp_path, redis_server)
-    async with (
-        in_process_server(settings) as address,
-        in_process_server(settings.model_copy(update={"migrate_on_start": False})) as other,
-    ):
-        table_id, clients = await seated_table(address, other)
-        try:
-            await pass_cards(clients)
-            async with httpx.AsyncClient(base_url=f"http://{address}") as http:
-                before = (await http.get(f"/api/tables/{table_id}")).json()
-                redis_server.stop()  # SIGTERM: Redis shuts down cleanly
-                redis_server.start()  # the same append-only file
-                r = await http.get(f"/api/tables/{table_id}")
-                assert r.status_code == 200 and r.json() == before
-            applied = await play_to_end(clients, [0, 1, 2, 3], seed=3)
-            assert applied  # moves went on after the restart, on the same sockets
-            await game_recorded(settings.database_url, table_id)
-        finally:
-            for client in clients:
-                await client.close()
+    async with table_on_two_instances(tmp_path, redis_server) as (address, table_id, clients, s):
+        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+            before = (await http.get(f"/api/tables/{table_id}")).json()
+            redis_server.stop()  # SIGTERM: Redis shuts down cleanly
+            redis_server.start()  # the same append-only file
+            r = await http.get(f"/api/tables/{table_id}")
+            assert r.status_code == 200 and r.json() == before
+        applied = await play_to_end(clients, [0, 1, 2, 3], seed=3)
+        assert applied  # moves went on after the restart, on the same sockets
+        await game_recorded(s.database_url, table_id)
 
 
 async def test_redis_away_gives_a_retryable_error_and_play_resumes(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
-    settings = _settings(tmp_path, redis_server)
-    async with (
-        in_process_server(settings) as address,
-        in_process_server(settings.model_copy(update={"migrate_on_start": False})) as other,
-    ):
-        table_id, clients = await seated_table(address, other)
-        try:
-            await pass_cards(clients)
-            async with httpx.AsyncClient(base_url=f"http://{address}") as http:
-                version = (await http.get(f"/api/tables/{table_id}")).json()["version"]
-            for client in clients:
-                await client.wait_state(lambda m, v=version: m["version"] >= v)
-            mover = next(
-                c
-                for c in clients
-                if ((c.last_state() or {}).get("view") or {}).get("legal") is not None
-            )
-            view = (mover.last_state() or {})["view"]
-            move = pick_move(view, random.Random(1))
-            assert move is not None
+    async with table_on_two_instances(tmp_path, redis_server) as (address, table_id, clients, s):
+        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+            version = (await http.get(f"/api/tables/{table_id}")).json()["version"]
+        for client in clients:
+            await client.wait_state(lambda m, v=version: m["version"] >= v)
+        mover = next(
+            c
+            for c in clients
+            if ((c.last_state() or {}).get("view") or {}).get("legal") is not None
+        )
+        view = (mover.last_state() or {})["view"]
+        move = pick_move(view, random.Random(1))
+        assert move is not None
 
-            redis_server.kill()
-            # A move while Redis is away: a retryable error for that command, socket open.
-            reply = await mover.command("move", move=move, id="during-outage")
-            assert reply["type"] == "error" and reply["code"] == "store_unavailable", reply
-            assert reply["retry_after"] >= 1
-            await mover.send({"type": "ping", "t": 1})  # still answering on the same socket
-            await mover.wait(lambda m: m["type"] == "pong")
-            async with httpx.AsyncClient(base_url=f"http://{address}") as http:
-                r = await http.get(f"/api/tables/{table_id}")
-                assert r.status_code == 503, r.text
-                assert r.json()["detail"]["code"] == "store_unavailable"
-                assert int(r.headers["Retry-After"]) >= 1
-                r = await http.get("/readyz")
-                assert r.status_code == 503 and r.json()["redis"] is False
-                r = await http.post("/api/guest", json={"name": "Late"})
-                assert r.status_code == 503, r.text
-            for client in clients:
-                assert client.closed_code is None  # no socket was dropped
+        redis_server.kill()
+        # A move while Redis is away: a retryable error for that command, socket open.
+        reply = await mover.command("move", move=move, id="during-outage")
+        assert reply["type"] == "error" and reply["code"] == "store_unavailable", reply
+        assert reply["retry_after"] >= 1
+        await mover.send({"type": "ping", "t": 1})  # still answering on the same socket
+        await mover.wait(lambda m: m["type"] == "pong")
+        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+            r = await http.get(f"/api/tables/{table_id}")
+            assert r.status_code == 503, r.text
+            assert r.json()["detail"]["code"] == "store_unavailable"
+            assert int(r.headers["Retry-After"]) >= 1
+            r = await http.get("/readyz")
+            assert r.status_code == 503 and r.json()["redis"] is False
+            r = await http.post("/api/guest", json={"name": "Late"})
+            assert r.status_code == 503, r.text
+        for client in clients:
+            assert client.closed_code is None  # no socket was dropped
 
-            redis_server.start()
-            # Nothing was half applied: the table is at the version it had.
-            async with httpx.AsyncClient(base_url=f"http://{address}") as http:
-                deadline = time.monotonic() + 20
-                while (r := await http.get(f"/api/tables/{table_id}")).status_code != 200:
-                    assert time.monotonic() < deadline, r.text
-                    await asyncio.sleep(0.2)
-                assert r.json()["version"] == version
-            # The same command again (the page resends it with its id): applied once now,
-            # and every socket hears of it through the reconnected pub/sub subscriber.
-            reply = await mover.command("move", move=move, id="during-outage")
-            assert reply["type"] == "ack" and reply["version"] == version + 1, reply
-            for client in clients:
-                await client.wait_state(lambda m, v=version: m["version"] > v)
-            applied = await play_to_end(clients, [0, 1, 2, 3], seed=5)
-            assert applied
-            await game_recorded(settings.database_url, table_id)
-        finally:
-            for client in clients:
-                await client.close()
+        redis_server.start()
+        # Nothing was half applied: the table is at the version it had.
+        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+            deadline = time.monotonic() + 20
+            while (r := await http.get(f"/api/tables/{table_id}")).status_code != 200:
+                assert time.monotonic() < deadline, r.text
+                await asyncio.sleep(0.2)
+            assert r.json()["version"] == version
+        # The same command again (the page resends it with its id): applied once now,
+        # and every socket hears of it through the reconnected pub/sub subscriber.
+        reply = await mover.command("move", move=move, id="during-outage")
+        assert reply["type"] == "ack" and reply["version"] == version + 1, reply
+        for client in clients:
+            await client.wait_state(lambda m, v=version: m["version"] > v)
+        applied = await play_to_end(clients, [0, 1, 2, 3], seed=5)
+        assert applied
+        await game_recorded(s.database_url, table_id)
