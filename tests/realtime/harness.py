@@ -59,11 +59,18 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def subprocess_server(env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``python -m app`` on a free port; yields (host:port, process)."""
+def subprocess_server(
+    env: dict[str, str], output: Path | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``python -m app`` on a free port; yields (host:port, process). Logs at warning unless
+    ``env`` names a level; ``output``: a file for its stdout and stderr."""
     port = free_port()
-    full_env = {**os.environ, **env, "HEARTS_PORT": str(port), "HEARTS_LOG_LEVEL": "warning"}
-    proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=full_env)
+    full_env = {**os.environ, "HEARTS_LOG_LEVEL": "warning", **env, "HEARTS_PORT": str(port)}
+    sink = output.open("wb") if output is not None else None
+    with sink or contextlib.nullcontext():
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "app"], cwd=ROOT, env=full_env, stdout=sink, stderr=sink
+        )
     address = f"127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
