@@ -107,8 +107,8 @@ class FriendsHub:
         *,
         read_table: Callable[[str], Any] | None = None,
         lobby_line: Callable[[str], dict[str, Any] | None] | None = None,
-        heartbeat_seconds: float = HEARTBEAT_SECONDS,
-        ttl_seconds: float = PRESENCE_TTL_SECONDS,
+        heartbeat_seconds: float | None = None,
+        ttl_seconds: float | None = None,
     ) -> None:
         self.redis = redis
         self.database = database
@@ -118,8 +118,8 @@ class FriendsHub:
         self.channel = friends_channel(namespace)
         self.read_table = read_table  # async: table id -> (Table, state)
         self.lobby_line = lobby_line  # a public table's lobby line, if listed here
-        self.heartbeat_seconds = heartbeat_seconds
-        self.ttl_ms = ttl_seconds * 1000
+        self.heartbeat_seconds = heartbeat_seconds or HEARTBEAT_SECONDS
+        self.ttl_ms = (ttl_seconds or PRESENCE_TTL_SECONDS) * 1000
         self.local: dict[str, _Local] = {}
         self.player_of: dict[Any, str] = {}  # lobby socket -> player id
         self.watchers: dict[str, set[str]] = {}  # player id -> local players who are friends
@@ -127,6 +127,7 @@ class FriendsHub:
         # The last state heard of each watched player, and who is at which table: a table's
         # lobby line changing (a seat taken, the game started) updates "joinable".
         self.last_state: dict[str, dict[str, Any]] = {}
+        self.shown: dict[str, dict[str, Any]] = {}  # the state last sent of each watched player
         self.at_table: dict[str, set[str]] = {}
         self._chat_checks: dict[tuple[str, str], tuple[float, bool]] = {}
         self.invited: set[str] = set()
@@ -334,6 +335,7 @@ class FriendsHub:
                 next_beat = now + self.heartbeat_seconds
                 try:
                     await self.heartbeat()
+                    await self.reconcile()
                 except Exception:
                     log.exception("presence heartbeat failed")
             try:
@@ -355,6 +357,18 @@ class FriendsHub:
             count += 1
         if count:
             await pipe.execute()
+
+    async def reconcile(self) -> None:
+        """Read the presence of every player whose friends have a lobby socket here (one
+        pipeline) and show what changed unannounced: an instance that died leaves its players'
+        fields to expire without a word, and two instances' announcements may cross."""
+        ids = list(self.watchers)
+        if not ids:
+            return
+        states = await self.presence_of(ids)
+        for player_id, state in states.items():
+            if self.shown.get(player_id) != state and player_id in self.watchers:
+                self._presence_changed(player_id, state)
 
     # -- the channel -----------------------------------------------------------------------
 
@@ -389,6 +403,7 @@ class FriendsHub:
         self._note_table(player_id, state if watchers else None)
         if not watchers:
             return
+        self.shown[player_id] = state
         body = orjson.dumps(
             {"type": "presence", "player_id": player_id, **self.presence_json(state)}
         )
@@ -431,6 +446,7 @@ class FriendsHub:
                 watching.discard(player_id)
                 if not watching:
                     del self.watchers[friend]
+                    self.shown.pop(friend, None)
 
     async def _reload_friends(self, player_id: str) -> None:
         await self._send_list(player_id, only=None)
@@ -450,6 +466,7 @@ class FriendsHub:
         states = await self.presence_of(ids)
         for friend_id, state in states.items():
             self._note_table(friend_id, state)
+            self.shown[friend_id] = state
         for friend in overview["friends"]:
             friend["presence"] = self.presence_json(states.get(friend["id"], {}))
         overview["invites"] = await self.valid_invites(player_id)

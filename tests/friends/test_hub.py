@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import fakeredis
@@ -55,4 +56,28 @@ async def test_heartbeat_refreshes_every_local_player_in_one_pipeline() -> None:
     state = await hub.presence_of(["p1", "p2"])
     assert state["p1"] == {"s": "playing", "t": "t1", "pub": True}
     assert state["p2"] == {"s": "offline"}
+    await redis.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_dead_instances_players_go_offline_at_the_next_reconcile() -> None:
+    """Instance B holds Bob and dies without a word: his field expires, and instance A, whose
+    lobby socket of Ann watches him, shows him offline at its next heartbeat."""
+    redis = fakeredis.FakeAsyncRedis()
+    a = FriendsHub(redis, None, _NoFanout(), "ns", "A", ttl_seconds=0.3)  # type: ignore[arg-type]
+    b = FriendsHub(redis, None, _NoFanout(), "ns", "B", ttl_seconds=0.3)  # type: ignore[arg-type]
+    ann_socket = _Conn()
+    a.local["ann"] = _Local(lobby={ann_socket: False}, friends={"bob"})
+    a.watchers["bob"] = {"ann"}
+    b.local["bob"] = _Local(lobby={object(): False})
+    await b.heartbeat()
+    await a.reconcile()
+    assert ann_socket.sent[-1] == {
+        "type": "presence", "player_id": "bob", "state": "lobby", "table": None
+    }  # fmt: skip
+    await a.reconcile()  # nothing new: nothing sent
+    assert len(ann_socket.sent) == 1
+    await asyncio.sleep(0.35)  # B is gone: no heartbeat
+    await a.reconcile()
+    assert ann_socket.sent[-1]["state"] == "offline"
     await redis.aclose()
