@@ -19,6 +19,24 @@ const TABLE_MODULES = [
   "./table/scores.js", "./table/chat.js", "./table/motion.js", "./table/invite.js",
 ];
 
+/** The table page's stylesheet (css/table.css; the replay page's too), added once; resolves
+ *  when it has loaded (or failed), so the page is never drawn without it. Not in index.html:
+ *  the lobby's first paint waits only for style.css. */
+let tableStyle = null;
+function loadTableStyle() {
+  if (!tableStyle) {
+    tableStyle = new Promise((resolve) => {
+      const link = document.createElement("link");
+      link.rel = "stylesheet";
+      link.href = new URL("../css/table.css", import.meta.url).href;
+      link.addEventListener("load", resolve);
+      link.addEventListener("error", resolve);
+      document.head.append(link);
+    });
+  }
+  return tableStyle;
+}
+
 /** Fetch modules now (versioned URLs: they resolve against this module's own). */
 function preloadModules(specs) {
   for (const spec of specs) {
@@ -71,13 +89,13 @@ async function route() {
   fill(main);
   if (params.get("table")) {
     preloadModules(TABLE_MODULES);
-    const { mountTable } = await import("./table.js");
+    const [{ mountTable }] = await Promise.all([import("./table.js"), loadTableStyle()]);
     current = mountTable(main, params.get("table"), {
       invite: params.get("invite"),
       autoSit: params.get("sit") === "1",
     });
   } else if (params.get("replay")) {
-    const { mountReplay } = await import("./replay.js");
+    const [{ mountReplay }] = await Promise.all([import("./replay.js"), loadTableStyle()]);
     current = mountReplay(main, params.get("replay"));
   } else {
     const { mountLobby } = await import("./lobby.js");

@@ -81,6 +81,19 @@ def test_the_table_page_preloads_every_module_of_its_own() -> None:
     assert parts and parts | {"table.js"} <= listed
 
 
+def test_the_table_stylesheet_waits_for_the_table_page(client: TestClient) -> None:
+    """index.html blocks its first paint on style.css alone; css/table.css is added by app.js
+    (a relative, so versioned, URL) for the table and replay pages."""
+    html = client.get("/").text
+    version = client.app.state.static.version  # type: ignore[attr-defined]
+    assert f'<link rel="stylesheet" href="/v/{version}/css/style.css">' in html
+    assert "table.css" not in html
+    assert '"../css/table.css"' in (STATIC_DIR / "js" / "app.js").read_text()
+    reply = client.get(f"/v/{version}/css/table.css")
+    assert reply.status_code == 200
+    assert reply.headers["cache-control"] == IMMUTABLE
+
+
 def test_files_are_sent_gzipped_to_browsers_that_accept_it(client: TestClient) -> None:
     version = client.app.state.static.version  # type: ignore[attr-defined]
     for name in ("js/table.js", "css/style.css", "js/lobby.js"):

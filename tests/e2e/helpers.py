@@ -302,7 +302,18 @@ LAYOUT_PROBLEMS_JS = "\n".join(
 )
 
 
+def motion_done(page: Any) -> None:
+    """Wait until the cards moving on the table (static/js/table/motion.js) are in place: a
+    card in flight overlaps its neighbours for a moment."""
+    page.evaluate(
+        """() => Promise.all(document.getAnimations()
+            .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+            .map((a) => a.finished.catch(() => null)))"""
+    )
+
+
 def layout_problems(page: Any) -> list[str]:
+    motion_done(page)
     return list(page.evaluate(LAYOUT_PROBLEMS_JS))
 
 
@@ -502,6 +513,7 @@ def check_page(
         if key in done:
             return
         done.add(key)
+    motion_done(page)
     if shots is not None:
         snap(page, shots, key)
     problems = text_problems(page) + layout_problems(page) + axe_problems(page)
