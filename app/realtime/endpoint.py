@@ -460,10 +460,13 @@ async def _lobby_socket(ws: WebSocket) -> None:
     conn = Connection(ws.send_text, f"lobby:{uuid.uuid4().hex}", None)
     conn.start()
     friends = services.friends
+    signed: SessionSocket | None = None
     try:
         await lobby.join(conn, view_filter, limit)
         # Signed in by the page's cookie: friends, presence, invitations (app/friends).
-        await _lobby_sign_in(services, conn, ws.cookies.get(SESSION_COOKIE), explicit=False)
+        signed = await _lobby_sign_in(
+            services, conn, ws.cookies.get(SESSION_COOKIE), explicit=False
+        )
         while True:
             raw = await _receive_text(ws)
             if raw is None:
@@ -492,7 +495,11 @@ async def _lobby_socket(ws: WebSocket) -> None:
                 elif data["type"] == "more":
                     lobby.more(conn)
                 elif data["type"] == "hello":
-                    await _lobby_sign_in(services, conn, data.get("token"), explicit=True)
+                    again = await _lobby_sign_in(services, conn, data.get("token"), explicit=True)
+                    if again is not None:
+                        if signed is not None:
+                            services.identity.untrack(signed)
+                        signed = again
                 elif friends is not None:  # "away": true or false
                     friends.set_away(conn, data.get("away") is True)
             except m.ProtocolError as exc:
@@ -505,6 +512,8 @@ async def _lobby_socket(ws: WebSocket) -> None:
         lobby.leave(conn)
         if friends is not None:
             friends.lobby_closed(conn)
+        if signed is not None:
+            services.identity.untrack(signed)
         await conn.stop()
         await limits.release(ticket)
         if limits.should_close(ticket):
@@ -513,19 +522,29 @@ async def _lobby_socket(ws: WebSocket) -> None:
 
 async def _lobby_sign_in(
     services: Services, conn: Connection, token: object, *, explicit: bool
-) -> None:
+) -> SessionSocket | None:
     """A lobby socket's player (the handshake's cookie, or a ``hello`` token): their friends
-    and presence (app/friends). A bad ``hello`` token is an ``error``; the socket stays."""
+    and presence (app/friends). A bad ``hello`` token is an ``error``; the socket stays. When
+    the session ends (sign-out, password change), the socket goes back to the tables alone
+    (an ``error`` ``bad_token`` says so)."""
     friends = services.friends
     if friends is None or (not explicit and not token):
-        return
+        return None
     try:
         player = await services.identity.verify(token) if isinstance(token, str) else None
     except (OperationalError, InterfaceError):
         conn.send(m.error("database_unavailable", "the database is not answering"))
-        return
-    if player is None:
+        return None
+    if player is None or not isinstance(token, str):
         if explicit:
             conn.send(m.error("bad_token", "the session token is invalid or expired"))
-        return
+        return None
     await friends.lobby_opened(conn, player.id)
+
+    def ended() -> None:
+        friends.lobby_closed(conn)
+        conn.send(m.error("bad_token", "your session has ended; sign in again"))
+
+    session = SessionSocket(token, player.id, ended)
+    services.identity.track(session)
+    return session

@@ -265,3 +265,18 @@ async def test_watching_then_sitting_then_leaving(server: str) -> None:
     await ann_lobby.wait(presence_of(ann_lobby, bob.id, "watching"), start=start)
     await bob_table.close()
     await ann_lobby.close()
+
+
+async def test_signing_out_ends_the_lobby_sockets_friends(server: str) -> None:
+    ann, bob = await account(server, "Ann"), await account(server, "Bob")
+    await befriend(ann, bob)
+    bob_lobby = await bob.lobby()
+    ann_lobby = await ann.lobby()
+    await bob_lobby.wait(presence_of(bob_lobby, ann.id, "lobby"))
+    assert (await bob.post("/api/account/logout")).status_code == 204
+    msg = await bob_lobby.wait(lambda m: m["type"] == "error")
+    assert msg["code"] == "bad_token"
+    # Bob's socket stays (the tables) but is no one's now: Ann sees him offline
+    await ann_lobby.wait(presence_of(ann_lobby, bob.id, "offline"))
+    await bob_lobby.close()
+    await ann_lobby.close()
