@@ -14,6 +14,7 @@ import logging
 import time
 
 from app import logs
+from app.store import STORE_DOWN
 from app.tables.service import TableService
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,7 @@ async def run_due_loop(
     settings = service.settings
     lease_ms = settings.due_lease_seconds * 1000
     running: dict[str, asyncio.Task[None]] = {}
+    store_down = False  # Redis is away: said once, not a traceback per poll
 
     def finished(table_id: str, task: asyncio.Task[None]) -> None:
         running.pop(table_id, None)
@@ -52,8 +54,16 @@ async def run_due_loop(
                     claimed = await service.store.claim_due(
                         time.time() * 1000, lease_ms, min(batch, room)
                     )
+                except STORE_DOWN as exc:
+                    if not store_down:
+                        log.warning("due loop: Redis unavailable (%s); trying each poll", exc)
+                    store_down = True
                 except Exception:
                     log.exception("could not claim due items")
+                else:
+                    if store_down:
+                        log.warning("due loop: Redis answers again")
+                    store_down = False
             for table_id in claimed:
                 if table_id in running:
                     continue  # still being worked on here (a long search); the lease renews
