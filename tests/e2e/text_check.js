@@ -35,7 +35,8 @@
     const wide = el.scrollWidth > el.clientWidth + 1;
     const tall = el.scrollHeight > el.clientHeight + 1;
     if (clipsX && wide) {
-      if (s.textOverflow === 'ellipsis' && described(el, words)) continue;
+      // A player's name is never shortened, title or not ("Comput…" twice looked alike).
+      if (s.textOverflow === 'ellipsis' && described(el, words) && !el.closest('.seat-name, .slot-name')) continue;
       problems.push(`"${words.slice(0, 60)}" is cut off (${name(el)}: ${el.scrollWidth}px of text in ${el.clientWidth}px)`);
     } else if (clipsY && tall) {
       problems.push(`"${words.slice(0, 60)}" is cut off below (${name(el)}: ${el.scrollHeight}px in ${el.clientHeight}px)`);
