@@ -4,7 +4,8 @@
 
 Starts its own server (embedded defaults) and drives Debian's Chromium. Every shot is also
 checked for layout problems (overlaps, things outside the window, hidden card corners); the
-script lists them and exits non-zero if there are any.
+script lists them and exits non-zero if there are any. The browsers ask for reduced motion,
+so each shot shows a settled table (a complete trick stays instead of sliding away).
 """
 
 from __future__ import annotations
@@ -78,10 +79,10 @@ def until_my_turn(page: Any, want: Callable[[dict[str, Any]], bool], timeout: fl
 
 
 def scene_lobby(s: Shooter) -> None:
-    host = new_player(s.browser, s.server, "Robin")
+    host = new_player(s.browser, s.server, "Robin", reduced_motion=True)
     create_table(host, "classic", seats={1: "open", 2: "easy", 3: "open"})
     create_table(host, "double-hearts", seats={1: "open"})
-    viewer = new_player(s.browser, s.server, "Sam")
+    viewer = new_player(s.browser, s.server, "Sam", reduced_motion=True)
     viewer.page.wait_for_selector(".table-row")
     s.both(viewer.page, "lobby")
     viewer.page.click(".more-options summary")
@@ -92,7 +93,7 @@ def scene_lobby(s: Shooter) -> None:
 
 
 def scene_waiting(s: Shooter) -> None:
-    host = new_player(s.browser, s.server, "Robin")
+    host = new_player(s.browser, s.server, "Robin", reduced_motion=True)
     create_table(
         host, "classic", seats={1: "open", 2: "pro", 3: "open"}, private=True, autostart=False
     )
@@ -102,7 +103,7 @@ def scene_waiting(s: Shooter) -> None:
 
 
 def scene_classic(s: Shooter) -> None:
-    p = new_player(s.browser, s.server, "Alex")
+    p = new_player(s.browser, s.server, "Alex", reduced_motion=True)
     create_table(p, "classic")
     p.page.wait_for_selector("#pass-button")
     legal = [c["card"] for c in view_state(p.page)["hand"] if c["legal"]]
@@ -130,7 +131,7 @@ def scene_classic(s: Shooter) -> None:
 
 def scene_small_and_large(s: Shooter) -> None:
     for preset, name in (("classic-3", "classic-3"), ("classic-5-jokers", "classic-5")):
-        p = new_player(s.browser, s.server, "Alex")
+        p = new_player(s.browser, s.server, "Alex", reduced_motion=True)
         create_table(p, preset)
         until_my_turn(p.page, lambda st: len(st["trick"]) >= 2 and "phase-play" in st["classes"])
         s.both(p.page, name)
@@ -138,7 +139,7 @@ def scene_small_and_large(s: Shooter) -> None:
 
 
 def scene_dummy(s: Shooter) -> None:
-    p = new_player(s.browser, s.server, "Alex")
+    p = new_player(s.browser, s.server, "Alex", reduced_motion=True)
     create_table(p, "two-player-dummy")
     until_my_turn(p.page, lambda st: bool(st["trick"]) and any(c["legal"] for c in st["dummy"]))
     s.both(p.page, "dummy-from-half-dummy")
@@ -148,7 +149,7 @@ def scene_dummy(s: Shooter) -> None:
 
 
 def scene_twentyeight(s: Shooter) -> None:
-    p = new_player(s.browser, s.server, "Alex")
+    p = new_player(s.browser, s.server, "Alex", reduced_motion=True)
     create_table(p, "two-player-28")
     until_my_turn(p.page, lambda st: bool(st["trick"]))
     s.both(p.page, "twentyeight")
@@ -164,7 +165,7 @@ def scene_twentyeight(s: Shooter) -> None:
 
 
 def scene_double(s: Shooter) -> None:
-    p = new_player(s.browser, s.server, "Alex")
+    p = new_player(s.browser, s.server, "Alex", reduced_motion=True)
     create_table(p, "double-hearts")
     until_my_turn(p.page, lambda st: len(st["trick"]) >= 2)
     s.both(p.page, "double-hearts")
@@ -181,9 +182,9 @@ def scene_double(s: Shooter) -> None:
 
 
 def scene_spectator(s: Shooter) -> None:
-    host = new_player(s.browser, s.server, "Robin")
+    host = new_player(s.browser, s.server, "Robin", reduced_motion=True)
     table = create_table(host, "classic", seats={1: "easy", 2: "pro", 3: "standard"})
-    watcher = new_player(s.browser, s.server, None)
+    watcher = new_player(s.browser, s.server, None, reduced_motion=True)
     watcher.page.goto(f"/?table={table}")
     until_my_turn(host.page, lambda st: len(st["trick"]) >= 2 and "phase-play" in st["classes"])
     watcher.page.wait_for_selector(".trick .slot")
@@ -193,7 +194,7 @@ def scene_spectator(s: Shooter) -> None:
 
 
 def scene_game_over_and_replay(s: Shooter) -> None:
-    p = new_player(s.browser, s.server, "Alex")
+    p = new_player(s.browser, s.server, "Alex", reduced_motion=True)
     create_table(p, "classic", options={"end": "hands", "hands": 1})
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and "phase-over" not in view_state(p.page)["classes"]:
@@ -213,7 +214,7 @@ def scene_game_over_and_replay(s: Shooter) -> None:
 
 
 def scene_four_colour(s: Shooter) -> None:
-    p = new_player(s.browser, s.server, "Alex")
+    p = new_player(s.browser, s.server, "Alex", reduced_motion=True)
     p.page.click("#prefs-button")
     p.page.check("#pref-four")
     p.page.click("#prefs-dialog button")
