@@ -44,7 +44,11 @@ def test_two_guests_become_friends_invite_and_play(
         # Ann hosts a private table (seat 1 open, computers on 2 and 3): Bob sees her playing.
         table_id = create_table(ann, "classic", seats={1: "open"}, private=True)
         bob.page.wait_for_selector(".friend.state-playing:has-text('Ann')", timeout=5000)
+        ann.page.wait_for_selector("#invite-friend", state="visible")
+        check_page(ann.page, "host-waiting")
         ann.page.click("#invite-friend")
+        ann.page.wait_for_selector(".invite-dialog li:has-text('Bob')")
+        check_page(ann.page, "invite-dialog")
         ann.page.click("text=Invite Bob")
         ann.page.wait_for_selector(".invite-dialog", state="detached")
 
