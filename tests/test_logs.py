@@ -27,16 +27,17 @@ def saved_logging() -> Iterator[None]:
     root = logging.getLogger()
     saved = (root.handlers[:], root.level)
     servers = {
-        name: (lg.handlers[:], lg.propagate)
+        name: (lg.handlers[:], lg.propagate, lg.level)
         for name in logs.SERVER_LOGGERS
         for lg in [logging.getLogger(name)]
     }
     yield
     root.handlers, level = saved
     root.setLevel(level)
-    for name, (handlers, propagate) in servers.items():
+    for name, (handlers, propagate, level) in servers.items():
         logger = logging.getLogger(name)
         logger.handlers, logger.propagate = handlers, propagate
+        logger.setLevel(level)
 
 
 def record(message: str, exc_info: Any = None) -> logging.LogRecord:
@@ -80,6 +81,7 @@ def test_configure_json_sends_the_server_loggers_to_one_json_handler(
     uvicorn_error = logging.getLogger("uvicorn.error")
     uvicorn_error.addHandler(logging.StreamHandler(io.StringIO()))
     uvicorn_error.propagate = False
+    uvicorn_error.setLevel(logging.INFO)  # (a server run earlier may have raised it)
     logs.configure("json", "info")
     logs.configure("json", "info")  # twice: still one handler
     assert len(logging.getLogger().handlers) == 1
