@@ -249,3 +249,22 @@ async def test_sigterm_sends_players_and_due_work_to_the_other_instance(
         handed = [line for line in lines if line["message"].startswith("handed back")]
         assert handed and handed[0]["logger"] == "app.tables.due"
     await redis.aclose()
+
+
+def test_a_socket_opening_while_the_instance_stops_is_sent_elsewhere(tmp_path: Path) -> None:
+    """Once the app's shutdown has begun (``hubs.closing``), a new table socket is told
+    ``restarting`` and closed with 1012 before anything is read or counted."""
+    from fastapi.testclient import TestClient
+    from starlette.websockets import WebSocketDisconnect
+
+    from app.main import create_app
+    from app.settings import Settings
+
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path}/hearts.sqlite3"))
+    with TestClient(app) as client:
+        app.state.services.hubs.closing = True
+        with client.websocket_connect("/ws/tables/anything") as ws:
+            assert ws.receive_json()["code"] == "restarting"
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+        assert closed.value.code == SERVICE_RESTART
