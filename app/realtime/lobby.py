@@ -289,6 +289,20 @@ class LobbyFeed:
         self._flush_task: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+        # The lobby channel's messages published while the pub/sub subscriber was away (Redis
+        # restarted) are lost: compare with Redis as soon as it is back, not at the next sweep.
+        self._catch_up: asyncio.Task[None] | None = None
+        fanout.on_reconnect(self._reconnected)
+
+    def _reconnected(self) -> None:
+        if self._loaded and not self._stopped:
+            self._catch_up = asyncio.create_task(self._resync_logged(), name="lobby-catch-up")
+
+    async def _resync_logged(self) -> None:
+        try:
+            await self.resync()
+        except Exception:
+            log.exception("lobby resync failed")
 
     async def ready(self) -> LobbyIndex:
         """The index, loaded (the first call loads it; later ones return at once)."""
@@ -378,12 +392,7 @@ class LobbyFeed:
     async def _sweep(self) -> None:
         while True:
             await asyncio.sleep(self.resync_seconds)
-            try:
-                await self.resync()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("lobby resync failed")
+            await self._resync_logged()
 
     async def resync(self) -> None:
         """Compare the index with Redis and drop expired tables' lines. Whatever differs is
@@ -427,7 +436,7 @@ class LobbyFeed:
         # unsubscribing redis-py's PubSub while its reader waits made that stop hang.
         self._stopped = True
         self._loaded = False
-        for task in (self._flush_task, self._sweeper, self._loading):
+        for task in (self._flush_task, self._sweeper, self._loading, self._catch_up):
             if task is not None and not task.done():
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

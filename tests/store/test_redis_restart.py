@@ -28,6 +28,7 @@ from sqlmodel import select
 from app.db import make_database
 from app.db.models import Game
 from app.settings import Settings
+from app.store import TableStore, make_redis
 from tests.conftest import REQUIRE_SERVICES
 from tests.realtime.harness import (
     Client,
@@ -38,6 +39,7 @@ from tests.realtime.harness import (
     pick_move,
 )
 from tests.realtime.test_games import play_to_end, settings_for
+from tests.realtime.test_lobby import feed_on, line, until
 
 pytestmark = pytest.mark.asyncio
 
@@ -261,3 +263,18 @@ async def test_redis_away_gives_a_retryable_error_and_play_resumes(
         applied = await play_to_end(clients, [0, 1, 2, 3], seed=5)
         assert applied
         await game_recorded(s.database_url, table_id)
+
+
+async def test_the_lobby_catches_up_when_pub_sub_is_back(namespace: str) -> None:
+    """A lobby line changed while the subscriber was away (its message lost) is read as soon
+    as the subscriber is back, not at the next periodic sweep (a minute later)."""
+    client = make_redis("memory://")
+    async with feed_on(client, namespace) as feed:
+        index = await feed.ready()
+        store = TableStore(client, namespace=namespace)
+        table_id = namespace + "-quiet"
+        await client.hset(store.lobby_key, table_id, line(table_id, created=1))
+        assert table_id not in index.entries
+        feed.fanout._reconnected()  # what Fanout._keep_connected calls once it is back
+        await until(lambda: table_id in index.entries)
+    await client.aclose()
