@@ -315,11 +315,13 @@ async def _serve(
                 msg = m.parse_client(raw, settings.ws_max_message_bytes)
             except m.ProtocolError as exc:
                 limits.refused(ticket)
+                services.metrics.refused("invalid", exc.code)
                 if limits.should_close(ticket):
                     return
                 conn.send(m.error(exc.code, exc.message, exc.msg_id))
                 continue
             if not limits.message(ticket):
+                services.metrics.refused(msg.type, "rate_limited")
                 if limits.should_close(ticket):
                     return
                 msg_id = msg.data.get("id")
