@@ -166,6 +166,8 @@ async def test_a_game_moves_the_counters(tmp_path: Path) -> None:
         assert (await ann.command("start"))["type"] == "ack"
         refused = await ann.command("move", move={"type": "play", "card": "ZZ"})
         assert refused["type"] == "error"
+        await ann.send("{not json")
+        await ann.wait(lambda m: m["type"] == "error" and m["code"] == "bad_json")
         mid = (await http.get(f"http://{address}/metrics", headers=auth)).text
         assert value(mid, "hearts_open_sockets", kind="table") == 1
         assert value(mid, "hearts_tables", status="playing") == 1
@@ -196,7 +198,9 @@ async def test_a_game_moves_the_counters(tmp_path: Path) -> None:
     assert value(after, "hearts_commands_total", type="add_bot", outcome="ok") == 3
     assert value(after, "hearts_commands_total", type="move", outcome="refused") >= 1
     codes = {labels for (name, labels) in samples(after) if name == "hearts_command_errors_total"}
-    assert codes, "a refusal is counted by its code"
+    assert (("code", refused["code"]),) in codes, "a refusal is counted by its code"
+    assert value(after, "hearts_command_errors_total", code="bad_json") == 1
+    assert value(after, "hearts_commands_total", type="invalid", outcome="refused") == 1
     assert value(after, "hearts_bot_decision_seconds_count", level="standard") >= 39
     assert value(after, "hearts_move_delivery_seconds_count") >= 52
     assert value(after, "hearts_open_sockets", kind="table") == 0
