@@ -256,10 +256,8 @@ class MetricsServer:
                 head = f"200 OK\r\nContent-Type: {CONTENT_TYPE_LATEST}"
             else:
                 body, head = b"not found\n", "404 Not Found\r\nContent-Type: text/plain"
-            writer.write(
-                f"HTTP/1.1 {head}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-                + (b"" if method == b"HEAD" else body)
-            )
+            lines = f"HTTP/1.1 {head}\r\nContent-Length: {len(body)}\r\nConnection: close"
+            writer.write(lines.encode() + b"\r\n\r\n" + (b"" if method == b"HEAD" else body))
             await writer.drain()
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ValueError):
             pass
