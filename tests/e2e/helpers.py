@@ -419,7 +419,7 @@ class SocketCut:
     def __init__(self, context: Any) -> None:
         self.mode = "pass"
         self.sent: list[dict[str, Any]] = []
-        self.routes: list[tuple[Any, Any]] = []
+        self.routes: list[tuple[Any, Any, dict[str, bool]]] = []
         context.route_web_socket(re.compile(r".*/ws/tables/.*"), self._route)
 
     def _route(self, ws: Any) -> None:
@@ -427,25 +427,36 @@ class SocketCut:
             ws.close(code=4000, reason="test: the network is down")
             return
         server = ws.connect_to_server()
+        # Once either side is closed (or cut), nothing more is passed on: a message that
+        # arrives late from the old server socket would otherwise be sent into the page's
+        # closed socket, which throws in the page ("WebSocket is already in CLOSING or
+        # CLOSED state") after the restore has put the mode back to "pass".
+        route = {"open": True}
+
+        def closed(*_: Any) -> None:
+            route["open"] = False
 
         def page_to_server(message: Any) -> None:
             with contextlib.suppress(ValueError):
                 self.sent.append(json.loads(_text(message)))
-            if self.mode in ("pass", "deaf"):
+            if route["open"] and self.mode in ("pass", "deaf"):
                 server.send(message)
 
         def server_to_page(message: Any) -> None:
-            if self.mode == "pass":
+            if route["open"] and self.mode == "pass":
                 ws.send(message)
 
         ws.on_message(page_to_server)
         server.on_message(server_to_page)
-        self.routes.append((ws, server))
+        ws.on_close(closed)
+        server.on_close(closed)
+        self.routes.append((ws, server, route))
 
     def cut(self) -> None:
         """The network goes: open sockets close, new ones fail until ``restore``."""
         self.mode = "down"
-        for ws, server in self.routes:
+        for ws, server, route in self.routes:
+            route["open"] = False
             for side in (ws, server):
                 with contextlib.suppress(Exception):  # already closed
                     side.close(code=4000, reason="test: the network is down")
