@@ -401,9 +401,28 @@ class TableHub:
             except Exception:
                 log.exception("hub %s failed on a notice", self.table_id)
 
+    async def _resync(self) -> None:
+        """After the subscriber reconnected: send what the sockets missed. If Redis came back
+        behind what was announced (a crash lost its last writes), start again from what it
+        holds: its next changes reuse those version numbers, and each socket that saw more
+        gets a full state marked ``resync`` (the page takes it over its newer one)."""
+        self.hubs.service.forget(self.table_id)
+        table, state = await self.hubs.service.read(self.table_id)
+        if table.version < max(self.note_version, self.state_version):
+            self.note_version = self.state_version = table.version
+            messages = StateMessages(table, state, None, self.hubs.service.clock())
+            for conn in list(self.conns):
+                if conn.state_version <= table.version:
+                    continue
+                conn.sheet_hands, conn.table_json = -1, None  # it gets everything
+                conn.state_version = conn.event_version = table.version
+                seat = table.seat_of(conn.player_id) if conn.player_id else None
+                conn.send(messages.for_socket(conn, seat, False)[:-1] + b',"resync":true}')
+        await self.push_state()
+
     async def _handle(self, note: dict[str, Any]) -> None:
         if note.get("resync"):
-            await self.push_state()
+            await self._resync()
             return
         version = int(note["v"])
         events = note.get("events") or []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -153,6 +154,13 @@ class PipelinedRedis:
         self.connect_timeout = connect_timeout
         self._proto: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
+        self._on_reconnect: list[Callable[[], None]] = []
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` (not async) when a new connection replaces a lost one, before
+        the command that made it is sent: Redis may have restarted, and lost its newest
+        writes if it crashed, so copies of what it held are no longer to be trusted."""
+        self._on_reconnect.append(callback)
 
     @classmethod
     def from_url(cls, url: str) -> PipelinedRedis | None:
@@ -201,7 +209,10 @@ class PipelinedRedis:
                 setup.append(("SELECT", self.db))
             for command in setup:
                 await self._send(proto, command)
-            self._proto = proto
+            replaced, self._proto = self._proto, proto
+            if replaced is not None:
+                for callback in list(self._on_reconnect):
+                    callback()
             return proto
 
     @staticmethod

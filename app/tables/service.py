@@ -131,6 +131,10 @@ class TableService:
         self.lobby_changed: Callable[[str], None] | None = None
         # Read cache for views: table id -> (version, table, state).
         self._read_cache: dict[str, tuple[int, Table, Any]] = {}
+        if store.fast is not None:
+            # Redis restarted: a crash may have cost it its last writes, and a cached copy
+            # could then match a version number Redis reaches again with other content.
+            store.fast.on_reconnect(self._read_cache.clear)
         # Computer decisions by position: (table, game, move number, seat, level) -> move.
         # A lost compare-and-set at the same position reuses the decision (it would be the
         # same: the view and the seed are the same); a new position searches again.

@@ -10,7 +10,8 @@ limits are lifted here), no error is logged (no exception in a handler, no 500),
 is an ``ack``, a documented ``error``, ``pong`` or ``state``; a message answered with an
 error leaves the table's version as it was; and afterwards the game still plays to its end.
 
-A seeded generator (``FUZZ_SEED``) makes a failure repeatable.
+The messages come from a seeded generator (``FUZZ_SEED``); the deal is the server's own, so
+the moves drawn from a seat's view differ from run to run, and a failure names the message.
 """
 
 from __future__ import annotations
@@ -196,7 +197,13 @@ def fuzz_messages(rng: random.Random, n: int, view: dict[str, Any] | None) -> An
 
 
 def serialise(msg: Any) -> str | bytes:
-    if isinstance(msg, str | bytes):
+    if isinstance(msg, bytes):
+        return msg
+    if isinstance(msg, str):
+        try:
+            msg.encode()
+        except UnicodeEncodeError:  # a lone surrogate: no text frame can carry it
+            return msg.encode(errors="surrogatepass")  # as bytes that are not UTF-8
         return msg
     return json.dumps(msg)  # ensure_ascii: a lone surrogate goes out as \ud800
 
