@@ -20,9 +20,10 @@ class StoreUnavailable(ConnectionError):
 
 # Every way a Redis call fails because Redis is away: redis-py's errors (its own
 # ConnectionError and TimeoutError, BusyLoadingError included) and the pipelined client's
-# (StoreUnavailable, and the OSError of a socket that broke mid-call).
+# StoreUnavailable (refused, unreachable, lost, loading). Not any OSError: a socket's client
+# that went away (uvicorn's ClientDisconnected) is no Redis outage.
 STORE_DOWN: Final[tuple[type[BaseException], ...]] = (
     RedisConnectionError,
     RedisTimeoutError,
-    OSError,
+    StoreUnavailable,
 )
