@@ -423,6 +423,8 @@ async def _dispatch(
         conn.send(_store_unavailable(msg.id))
         return
     metrics.command(msg.type, "duplicate" if result.duplicate else "ok")
+    if msg.type in ("sit", "leave") and services.friends is not None:  # playing or watching
+        services.friends.seat_changed(actor.player_id, table_id, seated=msg.type == "sit")
     extra: dict[str, Any] = {"duplicate": True} if result.duplicate else {}
     conn.send(m.ack(msg.id, result.version, **extra))
 
