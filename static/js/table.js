@@ -232,6 +232,19 @@ class TablePage {
 
   onError(msg) {
     const pending = msg.id ? this.pending.get(msg.id) : null;
+    if (pending && msg.code === "store_unavailable" && (pending.retries || 0) < 5) {
+      // Nothing was applied and the server asks to try again: the command stays pending and
+      // goes out again, with its id, after retry_after seconds (docs/protocol.md).
+      pending.retries = (pending.retries || 0) + 1;
+      const wait = Math.min(Math.max(Number(msg.retry_after) || 2, 0.5), 30) * 1000;
+      toast("The server is briefly unavailable: trying again in a moment.");
+      setTimeout(() => {
+        if (this.pending.get(msg.id) === pending && this.ready && this.socket) {
+          if (!this.socket.send(pending.msg)) pending.late = true;
+        }
+      }, wait);
+      return;
+    }
     if (msg.id) this.pending.delete(msg.id);
     this.markPending();
     const ctx = pending ? pending.ctx : {};
