@@ -15,6 +15,11 @@ import {
 import { LiveSocket } from "./socket.js";
 import { FriendsPanel } from "./friends.js";
 
+/** The signed-in player's id (null when signed out): whom the lobby socket speaks for. */
+function playerId() {
+  return session.player ? session.player.id : null;
+}
+
 // Tables the lobby asks for at a time (the server caps a page at 50).
 const LOBBY_PAGE = 20;
 
@@ -59,8 +64,10 @@ class Lobby {
       if (focused && focused !== document.activeElement && this.layoutBox.contains(focused)) focused.focus();
     };
     this.onIdentity = () => {
-      // The lobby socket signs in with the session cookie when it opens: open it again.
-      if (this.socket) {
+      // The lobby socket signs in with the session cookie when it opens: open it again when
+      // the player changed (the session check at load confirms the same player: the socket
+      // just opened is kept, not closed while it connects).
+      if (this.socket && this.socketPlayer !== playerId()) {
         this.socket.close();
         this.connectLobby();
       }
@@ -259,6 +266,7 @@ class Lobby {
   }
 
   connectLobby() {
+    this.socketPlayer = playerId();
     this.socket = new LiveSocket(this.lobbyPath(), {
       onMessage: (msg) => {
         if (msg.type === "lobby") {

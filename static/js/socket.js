@@ -169,7 +169,11 @@ export class LiveSocket {
 
   send(msg) {
     if (!this.isOpen) return false;
-    this.ws.send(JSON.stringify(msg));
+    try {
+      this.ws.send(JSON.stringify(msg));
+    } catch {
+      return false; // closed between the check and the send: the close event follows
+    }
     return true;
   }
 
