@@ -16,7 +16,7 @@ let current = null; // the page shown: {destroy()}
 const TABLE_MODULES = [
   "./table.js", "./socket.js", "./table/util.js", "./table/layout.js", "./table/seats.js",
   "./table/trick.js", "./table/center.js", "./table/actions.js", "./table/hand.js",
-  "./table/scores.js", "./table/chat.js", "./table/motion.js", "./table/invite.js",
+  "./table/scores.js", "./table/chat.js", "./table/motion.js", "./table/invite.js", "./table/conveniences.js",
 ];
 
 /** The table page's stylesheet (css/table.css; the replay page's too), added once; resolves
@@ -73,13 +73,16 @@ function setupPrefs() {
   const dialog = document.getElementById("prefs-dialog");
   const four = document.getElementById("pref-four");
   const anim = document.getElementById("pref-anim");
+  const forced = document.getElementById("pref-forced");
   document.getElementById("prefs-button").addEventListener("click", () => {
     four.checked = !!prefs.fourColour;
     anim.checked = !!prefs.animations;
+    forced.checked = !!prefs.autoForced;
     dialog.showModal();
   });
   four.addEventListener("change", () => setPref("fourColour", four.checked));
   anim.addEventListener("change", () => setPref("animations", anim.checked));
+  forced.addEventListener("change", () => setPref("autoForced", forced.checked));
 }
 
 async function route() {

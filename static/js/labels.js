@@ -29,6 +29,7 @@ export const OPTION_HELP = {
   end: "When the game is over.",
   target_score: "The game ends after the hand in which someone reaches this score.",
   hands: "The game ends after this many hands.",
+  auto_end: "Once no card that scores is left, the hand stops; the cards not played score nothing.",
 };
 
 export const VALUE_LABELS = {
@@ -165,6 +166,12 @@ export function reasonWords(code, message, ctx = {}) {
       return "The hand is over: wait a moment for the next one to open.";
     case "wrong_status":
       return message ? capitalise(message) + "." : "That cannot be done now.";
+    case "claim_refused":
+      return `Your claim was refused: ${message || "the others can still take a trick"}. You cannot claim again this hand.`;
+    case "claim_refused_already":
+      return "Your claim was refused earlier in this hand: play the hand out.";
+    case "claim_pending":
+      return "Your claim is being checked: wait a moment.";
     case "stale_version":
     case "busy":
       return "The table changed at the same moment. Try again.";

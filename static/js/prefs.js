@@ -1,10 +1,11 @@
-// Display preferences, kept in localStorage: four-colour suits and animations.
+// Preferences, kept in localStorage: four-colour suits, animations, and the automatic play of
+// a forced card (off by default: docs/frontend.md "Conveniences").
 
 const KEY = "hearts.prefs";
 
 const reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
-const defaults = { fourColour: false, animations: !reducedMotion };
+const defaults = { fourColour: false, animations: !reducedMotion, autoForced: false };
 
 export const prefs = {
   ...defaults,
@@ -25,6 +26,6 @@ export function applyPrefs() {
 
 export function setPref(name, value) {
   prefs[name] = value;
-  localStorage.setItem(KEY, JSON.stringify({ fourColour: prefs.fourColour, animations: prefs.animations }));
+  localStorage.setItem(KEY, JSON.stringify({ fourColour: prefs.fourColour, animations: prefs.animations, autoForced: prefs.autoForced }));
   applyPrefs();
 }

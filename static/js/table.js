@@ -11,6 +11,7 @@ import { reasonWords } from "./labels.js";
 import { LiveSocket, newId } from "./socket.js";
 import { ActionsPart } from "./table/actions.js";
 import { CenterPart } from "./table/center.js";
+import { ConveniencesPart } from "./table/conveniences.js";
 import { ChatPart } from "./table/chat.js";
 import { HandPart } from "./table/hand.js";
 import { InvitePart } from "./table/invite.js";
@@ -74,6 +75,12 @@ class TablePage {
     this.keyHandler = (event) => this.onKey(event);
     this.motion = new TableMotion();
     this.trickDrawn = false; // motion starts after the first drawing of the trick
+    // Conveniences (table/conveniences.js): the card chosen before my turn, the forced card
+    // about to play itself, the claim's confirm step, the last accepted claim.
+    this.prechosen = null;
+    this.forced = null;
+    this.claimAsk = false;
+    this.lastClaim = null;
   }
 
   start() {
@@ -101,6 +108,7 @@ class TablePage {
     clearInterval(this.tick);
     clearTimeout(this.resultTimer);
     clearTimeout(this.holdTimer);
+    this.cancelForced();
     this.motion.stop();
     document.removeEventListener("keydown", this.keyHandler);
     window.removeEventListener("resize", this.resizeHandler);
@@ -248,6 +256,7 @@ class TablePage {
     if (msg.id) this.pending.delete(msg.id);
     this.markPending();
     const ctx = pending ? pending.ctx : {};
+    if (pending && msg.code === "stale_version" && this.retryAuto(pending)) return;
     const words = reasonWords(msg.code, msg.message, { ...ctx, ...this.reasonContext() });
     if (pending && pending.msg.type === "move") {
       this.lastError = { code: msg.code, text: words };
@@ -334,6 +343,7 @@ class TablePage {
     }
     this.afterStateActions();
     this.render();
+    this.afterStateConveniences();
   }
 
   /** The server's clock now (epoch ms), from the last state's server_ms and our monotonic
@@ -445,7 +455,7 @@ class TablePage {
 
 // The parts (static/js/table/*.js) are classes whose methods become the page's own: each
 // part is one file to read, and they share the page's state through `this`.
-for (const part of [LayoutPart, SeatsPart, TrickPart, CenterPart, ActionsPart, HandPart, ScoresPart, ChatPart, InvitePart]) {
+for (const part of [LayoutPart, SeatsPart, TrickPart, CenterPart, ActionsPart, HandPart, ScoresPart, ChatPart, InvitePart, ConveniencesPart]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name === "constructor") continue;
     if (Object.prototype.hasOwnProperty.call(TablePage.prototype, name)) throw new Error(`table page: ${name} defined twice`);

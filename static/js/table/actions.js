@@ -94,10 +94,18 @@ export class ActionsPart {
         } else {
           text = leading ? "Your turn: lead a card." : `Your turn: play a card${v.led_suit ? ` (${SUIT_NAMES[v.led_suit]} led)` : ""}.`;
         }
+        if (this.forcedCard()) text += ` Your only playable card, the ${cardShort(this.forcedCard())}, plays in a moment.`;
+        const [claimText, claimButtons] = this.faceChoice ? [null, []] : this.claimControls();
+        if (claimText) text = claimText;
+        buttons.push(...claimButtons);
       } else if (turn) {
         const name = this.seatName(turn.seat);
         text = turn.from === "dummy" ? `${turn.seat === me ? "You play" : `${name} plays`} from the half dummy\u2026` : `Waiting for ${name}\u2026`;
         if (turn.seat === me) text = "Your turn.";
+      }
+      if (me !== null && this.prechosen) {
+        text += this.prechosenWords();
+        buttons.push(...this.prechosenButtons());
       }
       if (me === null) text = `You are watching. ${text}`;
       if (v.received && v.received.length && v.tricks.length === 0 && me !== null) {

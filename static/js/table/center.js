@@ -72,6 +72,7 @@ export class CenterPart {
         h("th", { scope: "row" }, this.scorerName(i)),
         h("td", {}, signed(result.points[i])),
         h("td", {}, String(result.totals[i])))))));
+    out.push(...this.handEndNotes(result));
     if (result.dead && result.dead.length) {
       out.push(h("div", { class: "dead-cards" },
         h("p", {}, "The face-down cards were:"),

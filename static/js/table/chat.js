@@ -31,6 +31,10 @@ export class ChatPart {
       case "back":
         if (!replayed) this.addLog(`${this.seatName(event.seat)} is back.`);
         break;
+      case "claim":
+      case "claim_refused":
+        this.onClaimEvent(event);
+        break;
       case "game_over":
         if (!replayed) this.addLog("The game is over.");
         break;
@@ -61,5 +65,7 @@ export class ChatPart {
     log.appendChild(li);
     while (log.children.length > 200) log.removeChild(log.firstChild);
     if (atBottom) log.scrollTop = log.scrollHeight;
+    // A log that scrolls is reachable with the keyboard (to scroll it back).
+    if (log.scrollHeight > log.clientHeight && log.tabIndex !== 0) log.tabIndex = 0;
   }
 }

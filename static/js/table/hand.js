@@ -68,13 +68,20 @@ export class HandPart {
       el.classList.toggle("selected", selected);
       el.classList.toggle("received", received.has(code));
       el.classList.toggle("choosing", this.faceChoice === code);
+      const early = this.isPrechosen(code, source);
+      const forced = isLegal && this.forcedCard() === code;
+      el.classList.toggle("prechosen", early);
+      el.classList.toggle("forced", forced);
       if (passing) el.setAttribute("aria-pressed", String(selected));
       else el.removeAttribute("aria-pressed");
-      el.setAttribute("aria-disabled", String(!isLegal));
+      // Not my turn while cards are played: any card may be chosen for my turn (conveniences.js).
+      el.setAttribute("aria-disabled", String(!isLegal && (active || !this.prechooseOpen())));
       let label = cardLabel(code);
       if (received.has(code)) label += ", received";
       if (active && !isLegal) label += passing ? ", may not be passed" : ", not playable now";
       if (selected) label += ", chosen to pass";
+      if (early) label += ", chosen to play when your turn comes";
+      if (forced) label += ", your only playable card: it plays in a moment";
       el.setAttribute("aria-label", label);
       if (el.tabIndex === 0) anyTabbable = true;
       const want = prev ? prev.nextSibling : row.firstChild;
@@ -212,6 +219,7 @@ export class HandPart {
       }
       return;
     }
+    if (this.prechooseClick(code, source)) return; // not my turn: chosen in advance
     if (v.phase === "pass") {
       this.lastError = { code: "already_passed", text: v.passed[this.seat] ? reasonWords("already_passed") : "Wait: the cards are being passed." };
       this.renderError();
@@ -249,11 +257,12 @@ export class HandPart {
     this.selected.clear();
   }
 
-  sendMove(move, ctx = {}) {
+  sendMove(move, ctx = {}, extra = {}) {
     // Playing a card closes the last hand's result (it would hide the trick).
     if (move.type === "play" && this.resultFor !== null) this.resultClosed.add(this.resultFor);
+    this.cancelForced(); // a card played by hand: the forced card's timer is moot
     this.lastError = null;
     this.renderError();
-    this.send("move", { move }, ctx);
+    this.send("move", { move, ...extra }, ctx);
   }
 }
