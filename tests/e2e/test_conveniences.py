@@ -316,3 +316,54 @@ def test_a_card_chosen_early_and_forced_cards(browser: Any, server: Any) -> None
     finally:
         ann.close()
         ben.close()
+
+
+def _play_points_first(page: Any) -> None:
+    """Play a heart or the queen of spades when one may be played (the point cards go early)."""
+    legal = [c["card"] for c in view_state(page)["hand"] if c["legal"]]
+    points = [c for c in legal if c[1] == "H" or c == "QS"]
+    before = page_version(page)
+    click_card(page, (points or legal)[0])
+    settle(page, before)
+
+
+def test_a_hand_that_ended_by_itself_says_so(browser: Any, server: Any) -> None:
+    ann = new_player(browser, server, "Ann")
+    try:
+        # The option is on the lobby's Create form (from /api/presets).
+        create_table(ann, "classic", options={"auto_end": True, "end": "hands", "hands": 5})
+        page = ann.page
+
+        def ended_early() -> dict[str, Any] | None:
+            history = _view(page).get("history") or []
+            return next((r for r in history if r.get("ended_early")), None)
+
+        found = None
+        while found is None:
+            view = _view(page)
+            assert view["phase"] != "over" and view["hand_no"] < 4, "no hand ended by itself"
+            state = view_state(page)
+            if "phase-pass" in state["classes"] and page.locator("#pass-button").count():
+                legal = [c["card"] for c in state["hand"] if c["legal"]]
+                if legal and "to pass" in state["status"]:
+                    for card in legal[:3]:
+                        click_card(page, card)
+                    before = page_version(page)
+                    page.click("#pass-button")
+                    settle(page, before)
+            elif _my_turn(page):
+                _play_points_first(page)
+            else:
+                page.wait_for_timeout(50)
+            found = ended_early()
+        played = sum(found["tricks_won"])
+        assert played < 13
+        panel = page.locator(".center-panel.hand-result")
+        panel.wait_for(timeout=10_000)
+        note = panel.locator(".ended-early").inner_text()
+        assert note.startswith(f"The hand ended by itself after {played} tricks"), note
+        assert "not scored" in note
+        check_page(page, "ended-by-itself")
+        assert not page.js_errors, page.js_errors
+    finally:
+        ann.close()
