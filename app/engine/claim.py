@@ -33,7 +33,7 @@ winning line against the others' lowest legal cards (any line gives the same res
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
 from .cards import DARK_FACE
@@ -99,7 +99,9 @@ def _card_info(t: Tables) -> tuple[tuple[object, ...], tuple[tuple[int, ...], ..
 
 
 class _Search:
-    def __init__(self, s: GameState, seat: int, target: tuple[int, int] | None) -> None:
+    def __init__(
+        self, s: GameState, seat: int, target: tuple[int, int] | None, budget: int = NODE_BUDGET
+    ) -> None:
         t = s.t
         self.t = t
         self.me = seat  # the claimant's own hand is holder ``seat`` in every game
@@ -113,6 +115,7 @@ class _Search:
         self.flags, self.lows = _card_info(t)
         self.memo: dict[tuple[object, ...], bool] = {}
         self.nodes = 0
+        self.budget = budget  # positions it may visit before it gives up (ClaimTooLong)
 
     # -- the search ------------------------------------------------------------------------
 
@@ -243,7 +246,7 @@ class _Search:
         joker: int,
     ) -> bool:
         self.nodes += 1
-        if self.nodes > NODE_BUDGET:
+        if self.nodes > self.budget:
             raise ClaimTooLong
         holder, options = self.choices(hands, cards, holders, order, led, face, broken, trick_no)
         mine = self.t.owner[holder] == self.t.owner[self.me]
@@ -411,45 +414,57 @@ def _check(s: GameState, seat: int) -> None:
         raise IllegalMove("wrong_phase", "a claim is made while cards are played")
 
 
+def _searches(
+    s: GameState, seat: int, every: bool, spent: list[int] | None = None
+) -> Iterator[_Search]:
+    """The claim's searches, one after the other, within ``NODE_BUDGET`` positions in all (past
+    it: ``ClaimTooLong``): in the dummy game first every trick alone, then each left-over value
+    (``every``: all of them, else up to the first that holds).  Yields each search whose root
+    holds, its budget lifted (retracing a settled search for its line is bounded by the search
+    itself); ``spent[0]`` counts the positions visited."""
+    used = [0] if spent is None else spent
+    targets = _targets(s)
+    if targets != [None]:
+        first = _Search(s, seat, None, NODE_BUDGET - used[0])
+        ok = first.root(s)
+        used[0] += first.nodes
+        if not ok:
+            return  # not every trick: no need to look at the left-over card
+    for target in targets:
+        search = _Search(s, seat, target, NODE_BUDGET - used[0])
+        ok = search.root(s)
+        used[0] += search.nodes
+        if ok:
+            search.budget = 1 << 62
+            yield search
+            if not every:
+                return
+
+
 def _solve(s: GameState, seat: int) -> list[tuple[_Search, _Line]]:
     """Every winning search (one per left-over value the claimant can force), with its line."""
-    out: list[tuple[_Search, _Line]] = []
-    targets = _targets(s)
-    if targets != [None] and not _Search(s, seat, None).root(s):
-        return out  # not every trick: no need to look at the left-over card
-    for target in targets:
-        search = _Search(s, seat, target)
-        if search.root(s):
-            out.append((search, search.line(s)))
-    return out
+    return [(search, search.line(s)) for search in _searches(s, seat, every=True)]
 
 
 def claim_wins_all(s: GameState, seat: int) -> bool:
     """True when ``seat`` takes every remaining trick of the hand whatever the others play (and,
     in the dummy game, can also force what the left-over half-dummy card scores).  Exact; raises
-    ``ClaimTooLong`` past ``NODE_BUDGET`` positions."""
+    ``ClaimTooLong`` past ``NODE_BUDGET`` positions in all."""
     _check(s, seat)
-    targets = _targets(s)
-    if targets != [None] and not _Search(s, seat, None).root(s):
-        return False
-    return any(_Search(s, seat, target).root(s) for target in targets)
+    return any(True for _ in _searches(s, seat, every=False))
 
 
 def claim_nodes(s: GameState, seat: int) -> int:
-    """Positions visited by ``claim_wins_all`` (for measuring)."""
+    """Positions visited by ``claim_wins_all`` (for measuring; ``NODE_BUDGET`` when it gives
+    up)."""
     _check(s, seat)
-    first = _Search(s, seat, None)
-    ok = first.root(s)
-    total = first.nodes
-    if not ok or s.t.game != "dummy":
-        return total
-    for target in _targets(s):
-        search = _Search(s, seat, target)
-        ok = search.root(s)
-        total += search.nodes
-        if ok:
-            break
-    return total
+    spent = [0]
+    try:
+        for _ in _searches(s, seat, every=False, spent=spent):
+            pass
+    except ClaimTooLong:
+        return NODE_BUDGET
+    return spent[0]
 
 
 def apply_claim(s: GameState, seat: int) -> GameState:

@@ -247,3 +247,30 @@ def test_claimed_tricks_stop_where_auto_end_ends_the_hand() -> None:
                 break
             s = apply(s, seat, rng.choice(legal_moves(s, seat)))
     pytest.fail("no claim cut short by auto_end in 300 games")
+
+
+def test_a_claim_past_the_budget_is_refused_not_guessed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The budget counts every search of a claim together (the dummy game runs one for every
+    trick, then one per value of the left-over card): one position less than an accepted claim
+    needs, and it is refused as too long."""
+    from app.engine import claim
+
+    for seed in range(400):
+        s = _endgame("two-player-dummy", False, seed, 3)
+        seat = seats_to_act(s)[0]
+        if len(_targets(s)) > 1 and claim_wins_all(s, seat):
+            break
+    else:
+        pytest.fail("no accepted dummy-game claim")
+    full = claim.claim_nodes(s, seat)
+    first = _Search(s, seat, None)
+    assert first.root(s) and 0 < first.nodes < full  # more than one search
+    monkeypatch.setattr(claim, "NODE_BUDGET", full)
+    assert claim_wins_all(s, seat)
+    monkeypatch.setattr(claim, "NODE_BUDGET", full - 1)
+    assert claim.claim_nodes(s, seat) == full - 1
+    with pytest.raises(claim.ClaimTooLong):
+        claim_wins_all(s, seat)
+    with pytest.raises(IllegalMove) as e:
+        apply(s, seat, Claim())
+    assert e.value.code == "claim_refused" and "too long" in e.value.message
