@@ -79,13 +79,15 @@ class ReplayPage {
     e.handSelect = h("select", { id: "replay-hand", onchange: () => this.go(Number(e.handSelect.value), 0) },
       d.hands.map((hand, i) => h("option", { value: String(i) }, `Hand ${hand.hand_no + 1}`)));
     e.stepText = h("p", { class: "status", "aria-live": "polite", id: "replay-step" });
+    // Arrows of the kind axe and screen readers treat as symbols: each name contains its
+    // button's visible word (WCAG 2.5.3; "\u00AB Hand" named "Previous hand" did not).
     const btn = (label, text, fn, id) => h("button", { type: "button", class: "btn small", "aria-label": label, onclick: fn, id }, text);
     e.controls = h("div", { class: "replay-controls row" },
       h("label", { for: "replay-hand" }, "Hand"), e.handSelect,
-      btn("Previous hand", "\u00AB Hand", () => this.go(this.hand - 1, 0), "prev-hand"),
+      btn("Previous hand", "\u25C0\u25C0 Hand", () => this.go(this.hand - 1, 0), "prev-hand"),
       btn("Previous trick", "\u25C0 Trick", () => this.move(-1), "prev-trick"),
       btn("Next trick", "Trick \u25B6", () => this.move(1), "next-trick"),
-      btn("Next hand", "Hand \u00BB", () => this.go(this.hand + 1, 0), "next-hand"));
+      btn("Next hand", "Hand \u25B6\u25B6", () => this.go(this.hand + 1, 0), "next-hand"));
     e.trick = h("div", { class: "replay-trick", role: "group", "aria-label": "Trick" });
     e.holdings = h("div", { class: "replay-holdings" });
     e.result = h("div", { class: "replay-result" });
