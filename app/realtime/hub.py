@@ -373,9 +373,14 @@ class TableHub:
         if self._spectators_task is not None:
             self._spectators_task.cancel()
         if self._task is not None:
-            self._task.cancel()
+            # A cancellation can be swallowed by a library the task was awaiting (seen with
+            # the Redis clients under load): the task then waits for its next note forever.
+            # Cancel again until it is done, so closing the last socket never hangs.
+            while not self._task.done():
+                self._task.cancel()
+                await asyncio.wait({self._task}, timeout=1)
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+                self._task.result()
 
     async def _run(self) -> None:
         while True:

@@ -48,7 +48,13 @@ async def in_process_server(settings: Settings, fake_server: Any = None) -> Asyn
         yield f"127.0.0.1:{port}"
     finally:
         server.should_exit = True
-        await asyncio.wait_for(task, 15)
+        done, _ = await asyncio.wait({task}, timeout=15)
+        if not done:  # say what still runs: the test's output shows where it hangs
+            for running in asyncio.all_tasks():
+                print("still running:", running, file=sys.stderr)
+                running.print_stack(file=sys.stderr)
+            raise TimeoutError("the server did not stop within 15 s")
+        task.result()
 
 
 def free_port() -> int:

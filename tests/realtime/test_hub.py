@@ -70,3 +70,28 @@ async def test_a_notice_is_queued_once_whichever_way_it_comes_first() -> None:
     hub.on_message("ch", b'{"v":"x"}')
     queued = [hub._notes.get_nowait() for _ in range(hub._notes.qsize())]
     assert queued == [note, {"v": 6, "s": 1, "events": []}] and hub.note_version == 6
+
+
+async def test_stop_ends_the_hub_even_when_a_cancellation_is_swallowed() -> None:
+    """A library awaited by the hub may swallow a cancellation: stop() cancels again."""
+
+    class Fanout:
+        async def unsubscribe(self, channel: str, callback: Any) -> None:
+            return None
+
+    hub = TableHub(cast(Any, type("Hubs", (), {"fanout": Fanout()})()), "t1")
+    swallowed = asyncio.Event()
+
+    async def handle(note: dict[str, Any]) -> None:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            swallowed.set()  # and carries on, as the hung hubs did
+
+    hub._handle = handle  # type: ignore[method-assign]
+    hub._task = asyncio.create_task(hub._run())
+    hub._notes.put_nowait({"v": 1})
+    await asyncio.sleep(0.05)
+    stopping = asyncio.create_task(hub.stop())
+    done, _ = await asyncio.wait({stopping}, timeout=5)  # no cancel of stop() on a timeout
+    assert stopping in done and swallowed.is_set() and hub._task.done()
