@@ -777,6 +777,10 @@ def test_a_moon_is_announced_and_the_seats_say_you_once(browser: Any, server: An
         panel = page.locator(".center-panel.hand-result .moon")
         assert panel.inner_text().strip() == "Computer 2 shot the moon!"
         check_sizes(page, "moon")
+        # The same result panel on both phones (the state stays: nothing comes until I pass).
+        page.set_viewport_size(PHONE)
+        check_sizes(page, "moon")
+        assert panel.is_visible()
         _no_js_errors(p)
     finally:
         p.close()
