@@ -120,13 +120,14 @@ def test_claims_refused_then_accepted(browser: Any, server: Any) -> None:
         settle(page, before, timeout=15_000)
         error = wait_for(lambda: view_state(page)["error"], what="the refusal")
         assert error.startswith("Your claim was refused:"), error
-        assert "Your claim was refused." in _log_lines(page)
+        # The event comes to everyone a moment after the claimant's answer.
+        wait_for(lambda: "Your claim was refused." in _log_lines(page), what="the log line")
         wait_for(
             lambda: "Ann's claim was refused." in _log_lines(watcher.page),
             what="the spectator told of the refusal",
         )
         # One refused claim per hand: no claim offered again in this hand.
-        assert page.locator("#claim-button").count() == 0
+        wait_for(lambda: page.locator("#claim-button").count() == 0, what="no claim offered")
         _check_both_sizes(page, "claim-refused")
         refused_hand = _view(page)["hand_no"]
 
@@ -140,7 +141,8 @@ def test_claims_refused_then_accepted(browser: Any, server: Any) -> None:
             if "phase-pass" in state["classes"] and page.locator("#pass-button").count():
                 legal = [c["card"] for c in state["hand"] if c["legal"]]
                 if legal and "to pass" in state["status"]:
-                    for card in sorted(legal, key=lambda c: -RANKS.index(c[0]))[:3]:
+                    # Pass low cards: high ones are kept for a claim.
+                    for card in sorted(legal, key=lambda c: RANKS.index(c[0]))[:3]:
                         click_card(page, card)
                     before = page_version(page)
                     page.click("#pass-button")
