@@ -233,6 +233,9 @@ async def start_services(
         instance_id,
         read_table=tables.read,
         lobby_line=services.hubs.lobby.line,
+        heartbeat_seconds=settings.presence_heartbeat_seconds,
+        ttl_seconds=settings.presence_expiry_seconds,
+        invite_check_seconds=settings.presence_invite_check_seconds,
     )
     services.hubs.lobby.feed.listeners.append(services.friends.lobby_tables_changed)
     await services.friends.start()

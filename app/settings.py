@@ -116,6 +116,12 @@ class Settings(BaseSettings):
     due_poll_seconds: float = Field(default=0.2, gt=0, le=10)
     # A claimed due item is retried after this long if the claiming instance died.
     due_lease_seconds: float = Field(default=10.0, gt=0, le=600)
+    # Presence (app/friends/hub.py): each instance rewrites its players' presence this often;
+    # a presence not rewritten for presence_expiry_seconds is offline (an instance died);
+    # invitations whose seat filled or whose table started are looked for this often.
+    presence_heartbeat_seconds: float = Field(default=10.0, gt=0, le=600)
+    presence_expiry_seconds: float = Field(default=30.0, gt=0, le=3600)
+    presence_invite_check_seconds: float = Field(default=2.0, gt=0, le=600)
 
     # Finished tables stay readable this long; idle (abandoned) tables expire after idle_ttl.
     finished_table_ttl_seconds: int = Field(default=900, ge=1)
@@ -213,6 +219,11 @@ class Settings(BaseSettings):
     def _check_combinations(self) -> Settings:
         if self.lobby_page_size > self.lobby_page_max:
             raise ValueError("HEARTS_LOBBY_PAGE_SIZE must be <= HEARTS_LOBBY_PAGE_MAX")
+        if self.presence_expiry_seconds <= self.presence_heartbeat_seconds:
+            raise ValueError(
+                "HEARTS_PRESENCE_EXPIRY_SECONDS must be > HEARTS_PRESENCE_HEARTBEAT_SECONDS "
+                "(else players blink offline between two heartbeats)"
+            )
         if self.bot_delay_max_ms < self.bot_delay_min_ms:
             raise ValueError("HEARTS_BOT_DELAY_MAX_MS must be >= HEARTS_BOT_DELAY_MIN_MS")
         if self.metrics_token and len(self.metrics_token) < 16:

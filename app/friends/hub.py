@@ -32,6 +32,7 @@ from starlette.concurrency import run_in_threadpool
 from app.db.database import Database
 from app.friends import invites as invites_module
 from app.friends import store
+from app.store import STORE_DOWN
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +113,7 @@ class FriendsHub:
         lobby_line: Callable[[str], dict[str, Any] | None] | None = None,
         heartbeat_seconds: float | None = None,
         ttl_seconds: float | None = None,
+        invite_check_seconds: float | None = None,
     ) -> None:
         self.redis = redis
         self.database = database
@@ -123,6 +125,7 @@ class FriendsHub:
         self.lobby_line = lobby_line  # a public table's lobby line, if listed here
         self.heartbeat_seconds = heartbeat_seconds or HEARTBEAT_SECONDS
         self.ttl_ms = (ttl_seconds or PRESENCE_TTL_SECONDS) * 1000
+        self.invite_check_seconds = invite_check_seconds or INVITE_CHECK_SECONDS
         self.local: dict[str, _Local] = {}
         self.player_of: dict[Any, str] = {}  # lobby socket -> player id
         self.watchers: dict[str, set[str]] = {}  # player id -> local players who are friends
@@ -140,6 +143,7 @@ class FriendsHub:
         )  # ... and changed meanwhile  # local players who may hold invitations
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop_task: asyncio.Task[None] | None = None
+        self.store_down = False  # Redis did not answer the last step: one warning an outage
 
     # -- life ------------------------------------------------------------------------------
 
@@ -167,8 +171,22 @@ class FriendsHub:
 
     def _done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("friends: a background step failed", exc_info=task.exception())
+        if task.cancelled() or (exc := task.exception()) is None:
+            return
+        if isinstance(exc, STORE_DOWN):
+            self._store_failed(exc)  # the heartbeat writes the state again once Redis is back
+        else:
+            log.error("friends: a background step failed", exc_info=exc)
+
+    def _store_failed(self, exc: BaseException) -> None:
+        if not self.store_down:
+            log.warning("presence: Redis unavailable (%s); trying each invitation check", exc)
+        self.store_down = True
+
+    def _store_answers(self) -> None:
+        if self.store_down:
+            log.warning("presence: Redis answers again")
+        self.store_down = False
 
     # -- sockets ---------------------------------------------------------------------------
 
@@ -331,22 +349,36 @@ class FriendsHub:
 
     async def _beat(self) -> None:
         """Every heartbeat: refresh this instance's fields of all its players (one pipeline);
-        every few seconds: drop invitations whose seat filled or whose table started."""
+        every few seconds: drop invitations whose seat filled or whose table started. While
+        Redis is away: one warning, and a heartbeat at each invitation check until one
+        succeeds, which writes every local player's state again (their friends' instances
+        show it at their next reconcile)."""
         next_beat = 0.0
         while True:
-            now = time.monotonic()
-            if now >= next_beat:
-                next_beat = now + self.heartbeat_seconds
-                try:
-                    await self.heartbeat()
-                    await self.reconcile()
-                except Exception:
-                    log.exception("presence heartbeat failed")
-            try:
-                await self.check_invites()
-            except Exception:
-                log.exception("invitation check failed")
-            await asyncio.sleep(min(INVITE_CHECK_SECONDS, self.heartbeat_seconds))
+            due = self.store_down or time.monotonic() >= next_beat
+            if await self.beat_once(heartbeat=due):
+                next_beat = time.monotonic() + self.heartbeat_seconds
+            await asyncio.sleep(min(self.invite_check_seconds, self.heartbeat_seconds))
+
+    async def beat_once(self, *, heartbeat: bool) -> bool:
+        """One turn of the loop: the heartbeat and reconcile if asked, then the invitation
+        check; whether the heartbeat was written. Redis away: one warning an outage, no
+        traceback."""
+        beaten = False
+        try:
+            if heartbeat:
+                if self.store_down:
+                    await self.redis.ping()  # the heartbeat may have nobody to write
+                await self.heartbeat()
+                beaten = True
+                self._store_answers()
+                await self.reconcile()
+            await self.check_invites()
+        except STORE_DOWN as exc:
+            self._store_failed(exc)
+        except Exception:
+            log.exception("presence heartbeat or invitation check failed")
+        return beaten
 
     async def heartbeat(self) -> None:
         """Refresh this instance's field of each of its players, ``PIPELINE_CHUNK`` players a

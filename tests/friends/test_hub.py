@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from app.friends.hub import FriendsHub, _Local, combine, presence_key
+from app.settings import SettingsError, load_settings
 
 
 def _field(state: str, at: float, **extra: Any) -> bytes:
@@ -81,3 +82,75 @@ async def test_a_dead_instances_players_go_offline_at_the_next_reconcile() -> No
     await a.reconcile()
     assert ann_socket.sent[-1]["state"] == "offline"
     await redis.aclose()
+
+
+@pytest.mark.asyncio
+async def test_redis_away_logs_one_warning_and_presence_comes_back_by_itself(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Redis goes away for longer than the expiry: each heartbeat fails, one warning line for
+    the whole outage (no traceback), a state change meanwhile is lost; once Redis answers, the
+    next turn writes the player's state again and Ann's lobby is shown it."""
+    server = fakeredis.FakeServer()
+    redis = fakeredis.FakeAsyncRedis(server=server)
+    hub = FriendsHub(redis, None, _NoFanout(), "ns", "A", ttl_seconds=0.3)  # type: ignore[arg-type]
+    ann_socket = _Conn()
+    hub.local["ann"] = _Local(lobby={ann_socket: False}, friends={"bob"})
+    hub.watchers["bob"] = {"ann"}
+    bob = _Local(lobby={object(): False})
+    hub.local["bob"] = bob
+    assert await hub.beat_once(heartbeat=True)
+    assert ann_socket.sent[-1]["state"] == "lobby"
+    caplog.set_level("WARNING", logger="app.friends.hub")
+    server.connected = False
+    for _ in range(3):
+        assert not await hub.beat_once(heartbeat=True)
+    bob.tables["t1"] = (True, True, 1.0)  # Bob sat down meanwhile: his announcement fails
+    hub._announce("bob")
+    while hub._tasks:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.35)  # longer than the expiry: Bob's field is gone
+    assert not await hub.beat_once(heartbeat=True)
+    assert [(r.levelname, r.exc_info) for r in caplog.records] == [("WARNING", None)]
+    assert "Redis unavailable" in caplog.records[0].getMessage()
+    server.connected = True
+    assert await hub.beat_once(heartbeat=True)
+    assert caplog.records[-1].getMessage() == "presence: Redis answers again"
+    assert len(caplog.records) == 2
+    assert ann_socket.sent[-1]["state"] == "playing"
+    assert ann_socket.sent[-1]["table"]["id"] == "t1"
+    assert await hub.presence_of(["bob"]) == {"bob": {"s": "playing", "t": "t1", "pub": True}}
+    await redis.aclose()
+
+
+def test_presence_timings_are_settings_and_bad_ones_are_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HEARTS_PRESENCE_HEARTBEAT_SECONDS", "5")
+    monkeypatch.setenv("HEARTS_PRESENCE_EXPIRY_SECONDS", "12.5")
+    monkeypatch.setenv("HEARTS_PRESENCE_INVITE_CHECK_SECONDS", "1")
+    settings = load_settings()
+    assert (
+        settings.presence_heartbeat_seconds,
+        settings.presence_expiry_seconds,
+        settings.presence_invite_check_seconds,
+    ) == (5, 12.5, 1)
+    for name, value in (
+        ("HEARTS_PRESENCE_HEARTBEAT_SECONDS", "0"),
+        ("HEARTS_PRESENCE_EXPIRY_SECONDS", "-1"),
+        ("HEARTS_PRESENCE_INVITE_CHECK_SECONDS", "soon"),
+        ("HEARTS_PRESENCE_EXPIRY_SECONDS", "5"),  # not longer than the heartbeat
+    ):
+        with monkeypatch.context() as patch:
+            patch.setenv(name, value)
+            with pytest.raises(SettingsError) as err:
+                load_settings()
+        assert name in str(err.value)
+
+
+def test_the_hub_takes_its_timings() -> None:
+    hub = FriendsHub(
+        None, None, _NoFanout(), "ns", "A",  # type: ignore[arg-type]
+        heartbeat_seconds=5, ttl_seconds=12, invite_check_seconds=0.5,
+    )  # fmt: skip
+    assert (hub.heartbeat_seconds, hub.ttl_ms, hub.invite_check_seconds) == (5, 12_000, 0.5)
