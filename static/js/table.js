@@ -14,6 +14,7 @@ import { CenterPart } from "./table/center.js";
 import { ConveniencesPart } from "./table/conveniences.js";
 import { ChatPart } from "./table/chat.js";
 import { HandPart } from "./table/hand.js";
+import { BefriendPart } from "./table/befriend.js";
 import { InvitePart } from "./table/invite.js";
 import { LayoutPart } from "./table/layout.js";
 import { ScoresPart } from "./table/scores.js";
@@ -455,7 +456,7 @@ class TablePage {
 
 // The parts (static/js/table/*.js) are classes whose methods become the page's own: each
 // part is one file to read, and they share the page's state through `this`.
-for (const part of [LayoutPart, SeatsPart, TrickPart, CenterPart, ActionsPart, HandPart, ScoresPart, ChatPart, InvitePart, ConveniencesPart]) {
+for (const part of [LayoutPart, SeatsPart, TrickPart, CenterPart, ActionsPart, HandPart, ScoresPart, ChatPart, InvitePart, BefriendPart, ConveniencesPart]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name === "constructor") continue;
     if (Object.prototype.hasOwnProperty.call(TablePage.prototype, name)) throw new Error(`table page: ${name} defined twice`);

@@ -17,6 +17,8 @@ from tests.e2e.helpers import (
     check_page,
     create_table,
     new_player,
+    play_until,
+    view_state,
     wait_for,
 )
 
@@ -63,6 +65,42 @@ def test_two_guests_become_friends_invite_and_play(
         # The table is full: the game starts (the host's page starts it) and Bob holds cards.
         bob.page.wait_for_selector(".hand-cards .card", timeout=20_000)
         ann.page.wait_for_selector(".hand-cards .card", timeout=20_000)
+        assert not ann.page.js_errors and not bob.page.js_errors, (
+            ann.page.js_errors + bob.page.js_errors
+        )
+    finally:
+        ann.close()
+        bob.close()
+
+
+def test_the_game_over_offers_add_friend_for_the_others_seated(
+    browser: Any, server: ServerInfo
+) -> None:
+    """Ann and Bob (guests, not friends) play a one-hand game; each game-over panel offers
+    "Add <the other> as a friend". Ann's click sends a request ("request sent"), Bob's accepts
+    it (they are friends: the offer goes), and neither is offered the computers."""
+    ann = new_player(browser, server, "Ann", viewport=DESKTOP)
+    bob = new_player(browser, server, "Bob", viewport=DESKTOP)
+    try:
+        table_id = create_table(
+            ann, "classic", seats={1: "open"}, options={"end": "hands", "hands": 1}
+        )
+        bob.page.goto(f"/?table={table_id}")
+        bob.page.wait_for_selector(".table-page:not(.loading)")
+        bob.page.locator(".seat button", has_text="Sit here").first.click()
+        pages = [ann.page, bob.page]
+        play_until(pages, lambda: all("phase-over" in view_state(p)["classes"] for p in pages))
+        offer = ".center-panel.game-over .befriend"
+        ann.page.wait_for_selector(f"{offer} button:has-text('Add Bob as a friend')")
+        bob.page.wait_for_selector(f"{offer} button:has-text('Add Ann as a friend')")
+        assert ann.page.locator(f"{offer} li").count() == 1  # Bob only, no computer
+        check_page(ann.page, "game-over-befriend")
+        ann.page.click(f"{offer} button:has-text('Add Bob as a friend')")
+        ann.page.wait_for_selector(f"{offer} li:has-text('request sent')")
+        bob.page.click(f"{offer} button:has-text('Add Ann as a friend')")
+        bob.page.wait_for_selector(offer, state="detached")  # friends now: nothing to offer
+        bob.page.goto("/")
+        bob.page.wait_for_selector(".friend:has-text('Ann')", timeout=5000)
         assert not ann.page.js_errors and not bob.page.js_errors, (
             ann.page.js_errors + bob.page.js_errors
         )

@@ -123,6 +123,8 @@ export class CenterPart {
     else buttons.push(h("span", { class: "hint saving" }, "Saving the game for its replay\u2026"));
     buttons.push(h("a", { class: "btn ghost", href: "/" }, "Back to the lobby"));
     out.push(h("div", { class: "row center" }, buttons));
+    const befriend = this.befriendContent(); // befriend.js: "Add friend" for the others seated
+    if (befriend) out.push(befriend);
     return out;
   }
 
