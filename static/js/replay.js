@@ -58,13 +58,14 @@ class ReplayPage {
     document.removeEventListener("keydown", this.keyHandler);
   }
 
-  name(seat) {
+  /** A seat's player; a computer with its level unless ``level`` is false (under a card). */
+  name(seat, level = true) {
     if (seat === "dummy") return "Dummy";
     const g = this.data.game;
     const s = g && g.seats ? g.seats.find((x) => x.seat === seat) : null;
     if (!s) return `Seat ${seat + 1}`;
     if (s.name) return s.name;
-    if (s.bot_level) return `Computer ${seat + 1} (${botLabel(s.bot_level)})`;
+    if (s.bot_level) return level ? `Computer ${seat + 1} (${botLabel(s.bot_level)})` : `Computer ${seat + 1}`;
     return `Seat ${seat + 1}`;
   }
 
@@ -229,8 +230,7 @@ class ReplayPage {
         class: (trick.winner === p.seat && p.from === "hand") || (trick.winner === "dummy" && p.from === "dummy") ? "winner" : "",
       },
       renderCard(p.card, { leadFace: i === 0 ? trick.lead_face : null, label: `${cardName(p.card)}, played by ${p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat)}` }),
-      h("span", { title: p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat) },
-        p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat))))));
+      h("span", {}, p.from === "dummy" ? `${this.name(p.seat, false)}'s half dummy` : this.name(p.seat, false))))));
       fill(e.result);
     }
   }
