@@ -129,13 +129,41 @@ def scene_classic(s: Shooter) -> None:
     p.close()
 
 
-def scene_small_and_large(s: Shooter) -> None:
-    for preset, name in (("classic-3", "classic-3"), ("classic-5-jokers", "classic-5")):
+def _mid_trick(s: Shooter, presets: tuple[tuple[str, str], ...]) -> None:
+    """Each preset at the player's turn with two cards in the trick, at both sizes."""
+    for preset, name in presets:
         p = new_player(s.browser, s.server, "Alex", reduced_motion=True)
         create_table(p, preset)
         until_my_turn(p.page, lambda st: len(st["trick"]) >= 2 and "phase-play" in st["classes"])
         s.both(p.page, name)
         p.close()
+
+
+def scene_small_and_large(s: Shooter) -> None:
+    _mid_trick(s, (("classic-3", "classic-3"), ("classic-5-jokers", "classic-5")))
+
+
+def scene_scoring_presets(s: Shooter) -> None:
+    _mid_trick(
+        s, (("hooligan", "hooligan"), ("omnibus", "omnibus"), ("spot-hearts", "spot-hearts"))
+    )
+
+
+def scene_refused(s: Shooter) -> None:
+    """A card that may not be played, tried: the reason in the action bar."""
+    p = new_player(s.browser, s.server, "Alex", reduced_motion=True)
+    create_table(p, "classic")
+    until_my_turn(
+        p.page,
+        lambda st: "phase-play" in st["classes"] and any(not c["legal"] for c in st["hand"]),
+    )
+    illegal = [c["card"] for c in view_state(p.page)["hand"] if not c["legal"]]
+    p.page.click(
+        f'.hand-cards .card[data-card="{illegal[0]}"]', force=True, position={"x": 8, "y": 24}
+    )
+    wait_for(lambda: view_state(p.page)["error"], what="the reason for the refused card")
+    s.both(p.page, "classic-refused")
+    p.close()
 
 
 def scene_dummy(s: Shooter) -> None:
@@ -229,6 +257,8 @@ SCENES: dict[str, Callable[[Shooter], None]] = {
     "waiting": scene_waiting,
     "classic": scene_classic,
     "sizes": scene_small_and_large,
+    "presets": scene_scoring_presets,
+    "refused": scene_refused,
     "dummy": scene_dummy,
     "twentyeight": scene_twentyeight,
     "double": scene_double,
