@@ -9,7 +9,9 @@ player; the player plays low cards so that high ones are left for the end.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 from tests.e2e.helpers import (
@@ -26,6 +28,8 @@ from tests.e2e.helpers import (
 )
 
 RANKS = "23456789TJQKA"
+# HEARTS_TEST_SHOTS=DIR keeps a screenshot of each checked state (docs/screenshots/conv-*).
+SHOTS = Path(os.environ["HEARTS_TEST_SHOTS"]) if os.environ.get("HEARTS_TEST_SHOTS") else None
 
 
 def _view(page: Any) -> dict[str, Any]:
@@ -77,7 +81,7 @@ def _check_both_sizes(page: Any, state: str) -> None:
         for other in (PHONE, DESKTOP):
             page.set_viewport_size(other)
             page.wait_for_timeout(150)
-            check_page(page, state)
+            check_page(page, f"conv-{state}", shots=SHOTS)
     finally:
         page.set_viewport_size(size)
 
@@ -181,8 +185,8 @@ def test_claims_refused_then_accepted(browser: Any, server: Any) -> None:
         assert not view_state(page)["error"]
         # Each at its own size (a trick gathered at one size keeps its way to the winner's seat
         # when the window is resized: motion.js).
-        check_page(page, "claim-accepted")
-        check_page(watcher.page, "claim-accepted")
+        check_page(page, "conv-claim-accepted", shots=SHOTS)
+        check_page(watcher.page, "conv-claim-accepted", shots=SHOTS)
         assert not page.js_errors, page.js_errors
         assert not watcher.page.js_errors, watcher.page.js_errors
     finally:
@@ -365,7 +369,7 @@ def test_a_hand_that_ended_by_itself_says_so(browser: Any, server: Any) -> None:
         note = panel.locator(".ended-early").inner_text()
         assert note.startswith(f"The hand ended by itself after {played} tricks"), note
         assert "not scored" in note
-        check_page(page, "ended-by-itself")
+        check_page(page, "conv-ended-by-itself", shots=SHOTS)
         assert not page.js_errors, page.js_errors
     finally:
         ann.close()
