@@ -3,10 +3,12 @@ requests, lists, presence, invitations to a seat, joining a friend's table, bloc
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
 import fakeredis
+import httpx
 import pytest
 import pytest_asyncio
 
@@ -280,3 +282,32 @@ async def test_signing_out_ends_the_lobby_sockets_friends(server: str) -> None:
     await ann_lobby.wait(presence_of(ann_lobby, bob.id, "offline"))
     await bob_lobby.close()
     await ann_lobby.close()
+
+
+async def test_the_lobby_page_lists_friends_tables_first(server: str) -> None:
+    """GET /api/tables: a signed-in player with friends gets ``first``, the listed tables where
+    a friend sits (Bob's, older than Cara's); without friends, signed out, or on a later page
+    (a cursor), no ``first``."""
+    ann, bob, cara = [await account(server, n) for n in ("Ann", "Bob", "Cara")]
+    await befriend(ann, bob)
+    bobs = (await create_table(server, bob.token, preset="classic"))["table"]["id"]
+    caras = (await create_table(server, cara.token, preset="classic"))["table"]["id"]
+    await create_table(server, bob.token, preset="classic", private=True)  # never listed
+    page: dict[str, Any] = {}
+    for _ in range(100):
+        page = (await ann.call("GET", "/api/tables")).json()
+        if {bobs, caras} <= {t["id"] for t in page["tables"]}:
+            break
+        await asyncio.sleep(0.05)
+    assert [t["id"] for t in page["tables"]][:2] == [caras, bobs]  # newest first
+    assert [t["id"] for t in page["first"]] == [bobs]
+    assert "first" not in (await cara.call("GET", "/api/tables")).json()  # no friends
+    async with httpx.AsyncClient(base_url=f"http://{server}") as http:
+        assert "first" not in (await http.get("/api/tables")).json()  # signed out
+    later = (await ann.call("GET", "/api/tables", params={"limit": 1})).json()
+    assert [t["id"] for t in later["first"]] == [bobs]
+    after = (await ann.call("GET", "/api/tables", params={"cursor": later["next"]})).json()
+    assert "first" not in after and bobs in {t["id"] for t in after["tables"]}
+    assert (await ann.call("GET", "/api/tables", params={"variant": "double"})).json()[
+        "first"
+    ] == []  # the filter applies to friends' tables too
