@@ -636,7 +636,7 @@ def test_dealer_chooses_the_passing_direction(browser: Any, server: Any) -> None
 # ends in its slot), every trick gathered to its winner, and what the felt shows when the
 # hand's result panel first appears.
 RECORD_MOTION = """() => {
-    const log = window.__motion = { arrived: [], gathered: 0, result: null };
+    const log = window.__motion = { arrived: [], gathered: 0, stuck: 0, result: null };
     const trick = document.querySelector('.trick');
     new MutationObserver((records) => {
         for (const r of records) for (const n of r.addedNodes) {
@@ -657,7 +657,14 @@ RECORD_MOTION = """() => {
         }
     }).observe(trick, { childList: true });
     new MutationObserver((records) => {
-        for (const r of records) if (r.target.dataset.moving === 'gathered') log.gathered += 1;
+        for (const r of records) if (r.target.dataset.moving === 'gathered') {
+            log.gathered += 1;
+            // a gathered card keeps no transform (it would stick out when the page is resized)
+            const card = r.target.querySelector('.card');
+            if (card && card.isConnected && getComputedStyle(card).transform !== 'none') {
+                log.stuck += 1;
+            }
+        }
     }).observe(document.querySelector('.trick-area'), {
         subtree: true, attributes: true, attributeFilter: ['data-moving'] });
     const center = document.querySelector('.center-panel');
@@ -697,6 +704,7 @@ def test_cards_travel_to_the_trick_and_the_result_waits_for_the_last_trick(
         assert any(e["inPlace"] is True for e in flown), flown
         assert log["gathered"] >= 1, log
         assert log["result"] == {"trickStillShown": 0}, log
+        assert log["stuck"] == 0, log
         _no_js_errors(p)
     finally:
         p.close()

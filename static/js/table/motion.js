@@ -97,11 +97,14 @@ export class TableMotion {
       this.track(slot.animate([{ opacity: 1 }, { opacity: 0 }], {
         duration: GATHER_MS, easing: "ease-in", fill: "forwards",
       }));
-      this.track(card.animate(
+      const slide = this.track(card.animate(
         [{ transform: "none" }, { transform: `translate(${dx}px, ${dy}px) scale(0.45)` }],
         { duration: GATHER_MS, easing: "cubic-bezier(0.5, 0, 0.75, 0)", fill: "forwards" },
       ), () => {
-        slot.dataset.moving = "gathered";
+        slot.dataset.moving = "gathered"; // hidden by the stylesheet from now on
+        // Back to its place, unseen: a card left at the winner's seat would stick out of the
+        // page once the window is resized (a phone turned), widening it.
+        slide.cancel();
         if (remove) slot.remove();
       });
     }
