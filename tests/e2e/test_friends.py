@@ -73,14 +73,16 @@ def test_two_guests_become_friends_invite_and_play(
         bob.close()
 
 
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_game_over_offers_add_friend_for_the_others_seated(
-    browser: Any, server: ServerInfo
+    browser: Any, server: ServerInfo, size: dict[str, int]
 ) -> None:
     """Ann and Bob (guests, not friends) play a one-hand game; each game-over panel offers
     "Add <the other> as a friend". Ann's click sends a request ("request sent"), Bob's accepts
     it (they are friends: the offer goes), and neither is offered the computers."""
-    ann = new_player(browser, server, "Ann", viewport=DESKTOP)
-    bob = new_player(browser, server, "Bob", viewport=DESKTOP)
+    phone = size == PHONE
+    ann = new_player(browser, server, "Ann", viewport=size, mobile=phone)
+    bob = new_player(browser, server, "Bob", viewport=size, mobile=phone)
     try:
         table_id = create_table(
             ann, "classic", seats={1: "open"}, options={"end": "hands", "hands": 1}
