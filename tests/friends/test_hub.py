@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+from pathlib import Path
 from typing import Any
 
 import fakeredis
@@ -11,6 +13,8 @@ import pytest
 
 from app.friends.hub import FriendsHub, _Local, combine, presence_key
 from app.settings import SettingsError, load_settings
+from app.store import make_redis
+from tests.store.test_redis_restart import RedisServer
 
 
 def _field(state: str, at: float, **extra: Any) -> bytes:
@@ -154,3 +158,38 @@ def test_the_hub_takes_its_timings() -> None:
         heartbeat_seconds=5, ttl_seconds=12, invite_check_seconds=0.5,
     )  # fmt: skip
     assert (hub.heartbeat_seconds, hub.ttl_ms, hub.invite_check_seconds) == (5, 12_000, 0.5)
+
+
+@pytest.mark.asyncio
+async def test_a_real_redis_stopped_then_started_again(tmp_path: Path) -> None:
+    """The production client (app.store.make_redis) against an own redis-server that stops:
+    what it raises is taken for an outage (one warning, no traceback), and the first turn after
+    the restart writes the presence again."""
+    directory = tmp_path / "redis"
+    directory.mkdir()
+    server = RedisServer(directory)
+    server.start()
+    redis = make_redis(server.url)
+    hub = FriendsHub(redis, None, _NoFanout(), "ns", "A", ttl_seconds=2)  # type: ignore[arg-type]
+    hub.local["bob"] = _Local(lobby={object(): False})
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logging.getLogger("app.friends.hub").addHandler(handler)
+    try:
+        assert await hub.beat_once(heartbeat=True)
+        server.kill()
+        for _ in range(2):
+            assert not await hub.beat_once(heartbeat=True)
+        assert [(r.levelname, r.exc_info) for r in records] == [("WARNING", None)]
+        assert "Redis unavailable" in records[0].getMessage()
+        await asyncio.sleep(2.1)  # longer than the expiry: gone when Redis comes back
+        server.start()
+        assert not await redis.exists(presence_key("ns", "bob"))
+        assert await hub.beat_once(heartbeat=True)
+        assert records[-1].getMessage() == "presence: Redis answers again"
+        assert await hub.presence_of(["bob"]) == {"bob": {"s": "lobby"}}
+    finally:
+        logging.getLogger("app.friends.hub").removeHandler(handler)
+        await redis.aclose()
+        server.stop()
