@@ -38,10 +38,11 @@ def _endgame(preset: str, auto_end: bool, seed: int, left: int) -> GameState:
     while True:
         if s.phase == "play" and max(h.bit_count() for h in s.hands[: s.t.n]) <= left:
             return s
+        if s.phase == "over":  # every hand ended by itself before: another game
+            seed += 1
+            s = new_game(rules, seed)
         seat = seats_to_act(s)[0]
         s = apply(s, seat, rng.choice(legal_moves(s, seat)))
-        if s.hand_no > 0:  # the first hand ended by itself before: start from the second
-            left = s.t.hand_size
 
 
 def _points(s: GameState) -> tuple[int, ...]:
