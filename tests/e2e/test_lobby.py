@@ -128,6 +128,14 @@ def test_the_lobby_has_one_level_one_heading_and_create_first_on_a_phone(
         create = page.locator("section.panel.create").bounding_box()
         tables = page.locator("section.panel.tables").bounding_box()
         assert create and tables and create["y"] < tables["y"]
+        # Every panel on the screen in the page's order (a panel with no place of its own in
+        # the phone's column would jump to the top: the friends panel did).
+        tops = page.evaluate(
+            "() => [...document.querySelectorAll('main section.panel')]"
+            ".filter((s) => s.getClientRects().length)"
+            ".map((s) => [s.className, s.getBoundingClientRect().top])"
+        )
+        assert [t for _, t in tops] == sorted(t for _, t in tops), tops
         # The Create button comes before the list's rows in the page's order too (the order
         # of the Tab key and of screen readers), not only on the screen.
         order = page.evaluate(
