@@ -17,6 +17,7 @@ const TABLE_MODULES = [
   "./table.js", "./socket.js", "./table/util.js", "./table/layout.js", "./table/seats.js",
   "./table/trick.js", "./table/center.js", "./table/actions.js", "./table/hand.js",
   "./table/scores.js", "./table/chat.js", "./table/motion.js", "./table/invite.js", "./table/conveniences.js",
+  "./table/befriend.js",
 ];
 
 /** The table page's stylesheet (css/table.css; the replay page's too), added once; resolves

@@ -34,7 +34,7 @@ SHOTS = Path(os.environ["HEARTS_TEST_SHOTS"]) if os.environ.get("HEARTS_TEST_SHO
 
 def _view(page: Any) -> dict[str, Any]:
     """The view the server sent this player (its own cards only)."""
-    return dict(page.evaluate("() => window.__hearts.view"))
+    return dict(page.evaluate("() => window.__hearts.view") or {})
 
 
 def _hand(page: Any) -> list[str]:
@@ -347,6 +347,9 @@ def test_a_hand_that_ended_by_itself_says_so(browser: Any, server: Any) -> None:
         found = None
         while found is None:
             view = _view(page)
+            if not view:  # no game yet: the table's first state comes before the start
+                page.wait_for_timeout(50)
+                continue
             assert view["phase"] != "over" and view["hand_no"] < 4, "no hand ended by itself"
             state = view_state(page)
             if "phase-pass" in state["classes"] and page.locator("#pass-button").count():
