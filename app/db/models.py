@@ -268,3 +268,35 @@ class FriendSettings(SQLModel, table=True):
     player_id: str = _fk("player.id", ondelete="CASCADE", primary_key=True)
     link_token: str | None = Field(default=None, max_length=32, unique=True)
     appear_offline: bool = Field(default=False)
+
+
+# --- game reviews (issue 16; app/db/reviews.py, app/jobs/review.py) -------------------------
+
+REVIEW_STATUSES = ("queued", "running", "done", "failed")
+
+
+class GameReview(SQLModel, table=True):
+    """The Expert's review of one seat of one finished game: computed once, read by anyone
+    who may read the game. It is also the job's state: an instance holds ``lease_owner``
+    until ``lease_until`` and renews it while it works; once the lease runs out (the instance
+    died), any instance takes the job over and goes on from the hands in ``partial``."""
+
+    __tablename__ = "game_review"
+    __table_args__ = (sa.Index("ix_game_review_status_lease_until", "status", "lease_until"),)
+
+    game_id: int = _fk("game.id", ondelete="CASCADE", primary_key=True)
+    seat: int = Field(primary_key=True)
+    status: str = Field(default="queued", max_length=16)
+    progress: float = Field(default=0.0)  # 0 to 1: decisions reviewed / decisions to review
+    budget: int  # the review budget it was computed at (HEARTS_REVIEW_SAMPLES)
+    result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    # While running: the hands reviewed so far (the review of each), kept across a takeover.
+    partial: list[Any] | None = Field(default=None, sa_type=sa.JSON)
+    error: str | None = Field(default=None, max_length=200)
+    requested_by: str | None = _fk("player.id", ondelete="SET NULL", nullable=True)
+    lease_owner: str | None = Field(default=None, max_length=64)
+    lease_until: datetime | None = _ts(nullable=True)
+    attempts: int = Field(default=0)  # times an instance took the job (a takeover adds one)
+    created_at: datetime = _ts()
+    started_at: datetime | None = _ts(nullable=True)
+    finished_at: datetime | None = _ts(nullable=True)

@@ -24,6 +24,7 @@ TABLES = {
     "friend_request",
     "player_block",
     "friend_settings",
+    "game_review",
 }
 
 
