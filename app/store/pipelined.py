@@ -229,6 +229,11 @@ class PipelinedRedis:
             proto = await self._connection()
         return await self._send(proto, args)
 
+    async def call_at(self, key: str, *args: Any) -> Reply:
+        """Send one command about ``key`` (its slot picks the node on Redis Cluster; one
+        Redis serves every key)."""
+        return await self.call(*args)
+
     async def aclose(self) -> None:
         proto, self._proto = self._proto, None
         if proto is not None and proto.transport is not None:
