@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-EVENT_SCHEMA = 1
+from app.store.records import EVENT_SCHEMA as EVENT_SCHEMA  # the format written
+
 MAX_SEATS = 8
 ENDINGS = ("finished", "abandoned")
 

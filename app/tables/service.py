@@ -25,10 +25,10 @@ import orjson
 
 from app import engine
 from app.bots import LEVELS
-from app.db.outbox import encode_event
 from app.engine.claim import claim_outcome, claimed_cards, claimed_tricks
 from app.settings import Settings
 from app.store import LoadedTable, TableStore, keys
+from app.store.records import encode_event
 from app.store.sockets import Counted, SocketCounts, table_sockets_key
 from app.tables.computer import STAND_IN_LEVEL, ComputerPlayers, bot_seed
 from app.tables.errors import TableError
