@@ -7,6 +7,10 @@ readable line and one JSON line ``{"preset", "hands_per_s", "playouts_per_s"}``.
   ones and validated by ``apply`` (a new immutable state per move), as the server drives it.
 - playouts/s: from the first trick of a dealt hand (after passing), and from mid-hand (after 6
   tricks), ``random_playout`` plays the hand to its end in place, as the bots' look-ahead does.
+- rollouts per CPU second (the games with one face per card: classic, dummy, 28 cards): the
+  bots' flat rollouts from the first trick, every holder by the Standard rule (Pro's search) and
+  every holder by Expert's policy (Expert's search), counted in CPU time (``process_time``) so a
+  loaded machine skews them less.  ``--rollouts-only`` measures only these.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from app.engine import (
 )
 from app.engine.game import legal_moves
 from app.engine.playout import Sim, random_playout
+from app.engine.tables import tables_for
 
 
 def _random_move(s: GameState, seat: int, rng: random.Random) -> object:
@@ -93,13 +98,51 @@ def playouts_per_second(preset: str, seconds: float, tricks: int = 0) -> float:
     return n / (time.perf_counter() - start)
 
 
+def rollouts_per_cpu_second(preset: str, seconds: float, model: str) -> float | None:
+    """Flat rollouts per CPU second from the first trick: ``model`` "standard" (every holder
+    by the Standard rule) or "policy" (every holder by Expert's policy); None where the flat
+    rollouts do not serve the game (Double Hearts)."""
+    from app.bots.fast import flat_ok, standard_rollout
+    from app.bots.policy import policy_rollout
+
+    if not flat_ok(tables_for(make_rules(preset))):
+        return None
+    sims = [Sim(p) for p in _positions(preset, 50, 0)]
+    n = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for sim in sims:
+            if model == "standard":
+                standard_rollout(sim.copy())
+            else:
+                policy_rollout(sim.copy())
+        n += len(sims)
+    return n / (time.process_time() - start)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     ap.add_argument("--preset", action="append", help="preset(s) to measure (default: all)")
+    ap.add_argument(
+        "--rollouts-only", action="store_true", help="only the bots' rollouts per CPU second"
+    )
     args = ap.parse_args()
     presets = args.preset or list(PRESETS)
     for p in presets:
+        std = rollouts_per_cpu_second(p, args.seconds, "standard")
+        pol = rollouts_per_cpu_second(p, args.seconds, "policy")
+        if std is not None and pol is not None:
+            print(
+                f"{p:18s} {std:9.0f} Standard rollouts per CPU s   {pol:9.0f} policy rollouts"
+                " per CPU s",
+                flush=True,
+            )
+            rl = {"preset": p, "standard_rollouts_per_cpu_s": round(std)}
+            rl["policy_rollouts_per_cpu_s"] = round(pol)
+            print(json.dumps(rl))
+        if args.rollouts_only:
+            continue
         hps = hands_per_second(p, args.seconds)
         pps = playouts_per_second(p, args.seconds)
         mid = playouts_per_second(p, args.seconds, tricks=6)

@@ -89,16 +89,81 @@ def expert_decision(
     return search(k, rng, budget)
 
 
+class Evaluation:
+    """Expert's evaluation of one decision: the candidates and, per candidate, its points on each
+    deal it was played out on (every candidate on the same deals, in order, until it was pruned).
+
+    ``alive``: the candidates never pruned (played out on all ``worlds`` deals); ``exact``: every
+    deal was solved exactly (``endgame.py``) instead of rolled out; ``preferred``: the candidate
+    ties go to (the Standard choice); ``cut``: the wall-clock cap stopped the search."""
+
+    __slots__ = ("alive", "cands", "cut", "exact", "preferred", "vals", "worlds")
+
+    def __init__(
+        self,
+        cands: list[int],
+        vals: list[list[float]],
+        alive: list[int],
+        worlds: int,
+        exact: bool,
+        preferred: int,
+        cut: bool = False,
+    ) -> None:
+        self.cands = cands
+        self.vals = vals
+        self.alive = alive
+        self.worlds = worlds
+        self.exact = exact
+        self.preferred = preferred
+        self.cut = cut
+
+    def choice(self) -> int:
+        """Expert's choice: the candidate with the lowest mean (ties: ``preferred``)."""
+        if len(self.cands) == 1 or not self.worlds:
+            return self.cands[0] if len(self.cands) == 1 else self.preferred
+        return _best(self.vals, self.alive, self.worlds, self.cands, self.preferred)
+
+    def best_index(self) -> int:
+        """The index of :meth:`choice` in ``cands``."""
+        return self.cands.index(self.choice())
+
+    def expected(self) -> list[float]:
+        """Expected points of each candidate for the seat: the best candidate's mean over every
+        deal plus each candidate's mean difference to it over the deals they share (paired, so a
+        pruned candidate is compared on its own deals, not on a different set)."""
+        if not self.worlds:
+            return [0.0] * len(self.cands)
+        b = self.best_index()
+        vb = self.vals[b]
+        base = sum(vb[: self.worlds]) / self.worlds
+        out = []
+        for j in range(len(self.cands)):
+            vj = self.vals[j]
+            n = min(len(vj), len(vb))
+            if j == b or not n:
+                out.append(base)
+                continue
+            out.append(base + sum(vj[i] - vb[i] for i in range(n)) / n)
+        return out
+
+
 def search(k: Knowledge, rng: random.Random, budget: Budget) -> int:
-    """Monte Carlo over plausible deals with the stronger rollout policy and candidate pruning.
+    """Monte Carlo over plausible deals with the stronger rollout policy and candidate pruning
+    (:func:`evaluate_play`); the candidate with the lowest mean."""
+    return evaluate_play(k, rng, budget).choice()
+
+
+def evaluate_play(k: Knowledge, rng: random.Random, budget: Budget) -> Evaluation:
+    """Expert's evaluation of every legal play of ``k``'s seat (the search and the game review
+    share it).
 
     Every candidate is played out on the same deals (common random numbers); after each round of
     deals, a candidate whose paired difference to the best is clearly positive (more than
     ``PRUNE_Z`` standard errors) is dropped, so the remaining rollouts go to the close ones."""
     cands = candidates(k)
-    if len(cands) == 1:
-        return cands[0]
     std = standard_decision(k)
+    if len(cands) == 1:
+        return Evaluation(cands, [[]], [0], 0, False, cands[0])
     smart = policy_ok(k.t)
     double = k.t.game == "double"
     model = -1 if OPPONENT_MODEL == "policy" else sum(1 << h for h in k.mine)
@@ -112,9 +177,7 @@ def search(k: Knowledge, rng: random.Random, budget: Budget) -> int:
     left = sum(h.bit_count() for h in k.own_hands) + sum(k.capacity.values())
     roll_cost = max(left, 8) / max(1, k.t.n * k.t.hand_size)
     # the last tricks: exact play on each deal
-    per_hand = max(k.capacity.get(h, 0) for h in range(k.t.n) if h != seat)
-    per_hand = max(per_hand, k.own_hands[seat].bit_count())
-    exact = endgame_ok(k.t) and per_hand <= ENDGAME_CARDS.get(k.t.game, 0)
+    exact = exact_endgame(k)
     node_cost = DUEL_NODE_COST if duel_ok(k.t) else NODE_COST
     proposals = PROPOSALS if plaus is not None else 1
     events = len(plaus.events) if plaus is not None else 0
@@ -155,7 +218,14 @@ def search(k: Knowledge, rng: random.Random, budget: Budget) -> int:
             next_prune = worlds + max(8, worlds // 4)
             if len(alive) == 1:
                 break
-    return _best(vals, alive, worlds, cands, std)
+    return Evaluation(cands, vals, alive, worlds, exact, std, budget.expired())
+
+
+def exact_endgame(k: Knowledge) -> bool:
+    """Whether Expert solves each sampled deal of ``k``'s position exactly (``ENDGAME_CARDS``)."""
+    per_hand = max(k.capacity.get(h, 0) for h in range(k.t.n) if h != k.seat)
+    per_hand = max(per_hand, k.own_hands[k.seat].bit_count())
+    return endgame_ok(k.t) and per_hand <= ENDGAME_CARDS.get(k.t.game, 0)
 
 
 def _best(
@@ -243,8 +313,18 @@ def simulated_pass(
     budget_ms: int | None = None,
 ) -> int:
     """The pass with the lowest average score over sampled deals (see the module docstring)."""
+    units = PASS_UNITS if budget_ms is None else budget_ms * ROLLOUTS_PER_MS * PASS_FACTOR
+    cap = PASS_HARD_CAP_MS if hard_cap_ms is None else hard_cap_ms
+    ev = evaluate_pass(view, rules, rng, units, cap)
+    if isinstance(ev, int):
+        return ev
+    return ev.choice()
+
+
+def pass_candidates(view: View, rules: Rules) -> tuple[list[int], int]:
+    """Expert's candidate passes (every choice of ``pass_count`` cards among the shortlist) and
+    the Standard pass (the fallback, and where ties go)."""
     t = tables_for(rules)
-    seat: int = view["seat"]
     count = int(view["pass_count"])
     hand = mask_of_texts(view["hand"])
     legal = view.get("legal") or {}
@@ -252,15 +332,36 @@ def simulated_pass(
     st = standard_tables(t)
     shortlist = _shortlist(st.dump, passable, hand, count)
     cands = [sum(1 << c for c in combo) for combo in combinations(shortlist, count)]
-    fallback = standard_pass(t, passable, count)
+    return cands, standard_pass(t, passable, count)
+
+
+def evaluate_pass(
+    view: View,
+    rules: Rules,
+    rng: random.Random,
+    units: int,
+    cap_ms: float,
+    extra: tuple[int, ...] = (),
+) -> Evaluation | int:
+    """Expert's evaluation of its candidate passes (and of the passes in ``extra``, appended
+    when not already among them) over sampled deals, in ``units`` of work (full rollouts) at
+    most ``cap_ms`` of wall clock; the Standard pass (an int) where the pass is not simulated
+    (the 28-card game, a hold hand, fewer than two candidates)."""
+    t = tables_for(rules)
+    seat: int = view["seat"]
+    count = int(view["pass_count"])
+    hand = mask_of_texts(view["hand"])
+    cands, fallback = pass_candidates(view, rules)
+    for e in extra:
+        if e not in cands:
+            cands.append(e)
     if not SIMULATED_PASS or len(cands) <= 1 or t.game not in ("classic", "double", "dummy"):
         return fallback
     n = t.n
     off = {"left": 1, "right": n - 1, "across": 2, "other": 1}.get(view["pass_direction"], 0)
     if not off:
         return fallback
-    units = PASS_UNITS if budget_ms is None else budget_ms * ROLLOUTS_PER_MS * PASS_FACTOR
-    budget = Budget(units, PASS_HARD_CAP_MS if hard_cap_ms is None else hard_cap_ms)
+    budget = Budget(units, cap_ms)
     classic = t.game == "classic"
     play_rules = dataclasses.replace(rules, passing="none", first_lead="low_club")
     smart_roll = policy_ok(t)
@@ -326,4 +427,4 @@ def simulated_pass(
             next_prune = worlds + max(8, worlds // 4)
             if len(alive) == 1:
                 break
-    return _best(vals, alive, worlds, cands, fallback)
+    return Evaluation(cands, vals, alive, worlds, False, fallback, budget.expired())
