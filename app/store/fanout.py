@@ -1,12 +1,32 @@
-"""Pub/sub fan-out: one subscriber connection per instance, channels joined on demand.
+"""Pub/sub fan-out: subscriber connections per instance, channels joined on demand.
 
 An instance subscribes to a table's channel only while it has sockets on that table, so
 each process pays for the messages of its own tables only.
 
-On a real Redis the subscriber is a small asyncio protocol: each message is parsed where it
-arrives and handed to its callbacks at once (redis-py's ``PubSub.get_message`` loop cost about
-40 us of CPU per message, one message per move on every instance). On the in-process stand-in
-(fakeredis) redis-py's PubSub is used.
+Two kinds of channel (``is_shard_channel``):
+
+- A table's channel (``keys.channel``, named after the table's hash tag) is a *shard channel*:
+  the commit script publishes it with SPUBLISH, in the table's slot, and it is joined with
+  SSUBSCRIBE. On Redis Cluster only the node that owns the slot (and its replicas) carries
+  its messages: the tables' pub/sub traffic is spread over the masters like their keys,
+  instead of every message crossing every node's cluster bus.
+- The global channels (lobby changed, sessions changed, the instance channel, friends) use
+  PUBLISH / SUBSCRIBE: on Cluster a PUBLISH reaches the subscribers on every node.
+
+Three backends, one surface:
+
+- One real Redis (``direct``): one connection, a small asyncio protocol; each message is parsed
+  where it arrives and handed to its callbacks at once (redis-py's ``PubSub.get_message`` loop
+  cost about 40 us of CPU per message, one message per move on every instance). SUBSCRIBE and
+  SSUBSCRIBE share the connection, so a table's and the lobby's messages keep their order.
+- Redis Cluster (``redis`` is a ``redis.asyncio.RedisCluster``): the same protocol, one
+  connection per master. A table channel is joined on the master that owns its slot (the slot
+  map is the cluster client's), the global channels on one master. The map is read again and
+  the channels joined where they now live when a node is lost (failover), stops answering
+  PINGs, refuses a SSUBSCRIBE (MOVED after a slot migration) or drops a channel itself
+  (SUNSUBSCRIBE when its slot moved away); then the ``on_reconnect`` callbacks run, since
+  messages published meanwhile are lost.
+- The in-process stand-in (fakeredis): redis-py's PubSub (fakeredis speaks SSUBSCRIBE too).
 """
 
 from __future__ import annotations
@@ -14,16 +34,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
+import zlib
 from collections.abc import Callable
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import SSLConnection
+from redis.crc import key_slot
 
 from app.store.pipelined import PipelinedRedis, _encode, _parse
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[str, bytes], None]
+
+
+def is_shard_channel(channel: str) -> bool:
+    """A channel in a hash tag (a table's channel, ``keys.channel``) lives in one slot: it is
+    published with SPUBLISH and joined with SSUBSCRIBE. Global channels carry no hash tag."""
+    return channel.startswith("{")
 
 
 class Fanout:
@@ -33,7 +64,12 @@ class Fanout:
     """
 
     def __init__(
-        self, redis: aioredis.Redis, home_channel: str, *, direct: PipelinedRedis | None = None
+        self,
+        redis: aioredis.Redis | RedisCluster,
+        home_channel: str,
+        *,
+        direct: PipelinedRedis | None = None,
+        health_seconds: float = 1.0,
     ) -> None:
         self._redis = redis
         self._home = home_channel
@@ -45,16 +81,24 @@ class Fanout:
         # direct backend: the address to connect to (a PipelinedRedis only carries it)
         self._direct = direct
         self._proto: _Subscriber | None = None
+        # cluster backend
+        self._cluster = (
+            _ClusterLinks(self, redis, health_seconds) if isinstance(redis, RedisCluster) else None
+        )
         self._stopping = False
         # Called after the subscriber reconnected: what was published meanwhile is lost, so
         # the listeners read the current state once (app/realtime/hub.py resyncs its hubs).
         self._on_reconnect: list[Callable[[], None]] = []
 
     async def start(self) -> None:
+        if self._cluster is not None:
+            await self._cluster.start()
+            return
         if self._direct is not None:
             await self._connect()
             self._task = asyncio.create_task(self._keep_connected(), name="fanout")
             return
+        assert isinstance(self._redis, aioredis.Redis)
         self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
         # A pub/sub connection needs one channel before it can be read from.
         await self._pubsub.subscribe(self._home)
@@ -62,6 +106,8 @@ class Fanout:
 
     async def stop(self) -> None:
         self._stopping = True
+        if self._cluster is not None:
+            await self._cluster.stop()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -93,10 +139,16 @@ class Fanout:
             handlers = self._handlers.setdefault(channel, [])
             handlers.append(handler)
             if len(handlers) == 1:
-                if self._proto is not None:
-                    self._proto.command("SUBSCRIBE", channel)
+                shard = is_shard_channel(channel)
+                if self._cluster is not None:
+                    self._cluster.join(channel, shard)
+                elif self._proto is not None:
+                    self._proto.command("SSUBSCRIBE" if shard else "SUBSCRIBE", channel)
                 elif self._pubsub is not None:
-                    await self._pubsub.subscribe(channel)
+                    if shard:
+                        await self._pubsub.ssubscribe(channel)
+                    else:
+                        await self._pubsub.subscribe(channel)
 
     async def unsubscribe(self, channel: str, handler: Handler) -> None:
         async with self._lock:
@@ -107,10 +159,16 @@ class Fanout:
                 handlers.remove(handler)
             if not handlers:
                 del self._handlers[channel]
-                if self._proto is not None:
-                    self._proto.command("UNSUBSCRIBE", channel)
+                shard = is_shard_channel(channel)
+                if self._cluster is not None:
+                    self._cluster.leave(channel, shard)
+                elif self._proto is not None:
+                    self._proto.command("SUNSUBSCRIBE" if shard else "UNSUBSCRIBE", channel)
                 elif self._pubsub is not None:
-                    await self._pubsub.unsubscribe(channel)
+                    if shard:
+                        await self._pubsub.sunsubscribe(channel)
+                    else:
+                        await self._pubsub.unsubscribe(channel)
 
     def _dispatch(self, channel: str, data: bytes) -> None:
         for handler in list(self._handlers.get(channel, ())):
@@ -134,7 +192,10 @@ class Fanout:
                 proto.command("AUTH", direct.username, direct.password)
             else:
                 proto.command("AUTH", direct.password)
-        proto.command("SUBSCRIBE", self._home, *self._handlers)
+        shard = [c for c in self._handlers if is_shard_channel(c)]
+        proto.command("SUBSCRIBE", self._home, *(c for c in self._handlers if c not in shard))
+        if shard:  # one Redis takes channels of any slots in one SSUBSCRIBE
+            proto.command("SSUBSCRIBE", *shard)
         self._proto = proto
 
     async def _keep_connected(self) -> None:
@@ -174,7 +235,7 @@ class Fanout:
                 log.exception("pub/sub read failed; retrying")
                 await asyncio.sleep(0.5)
                 continue
-            if msg is None or msg.get("type") != "message":
+            if msg is None or msg.get("type") not in ("message", "smessage"):
                 continue
             raw_channel = msg["channel"]
             channel = raw_channel.decode() if isinstance(raw_channel, bytes) else str(raw_channel)
@@ -183,13 +244,29 @@ class Fanout:
 
 
 class _Subscriber(asyncio.Protocol):
-    """A subscribed connection: every "message" push goes to ``dispatch`` as it arrives."""
+    """A subscribed connection: every "message" / "smessage" push goes to ``dispatch`` as it
+    arrives. On Cluster (``links`` set) it also reports what makes a channel move: a
+    SUNSUBSCRIBE it did not ask for, an error reply (MOVED, CLUSTERDOWN), the connection lost."""
 
-    def __init__(self, dispatch: Handler) -> None:
+    def __init__(
+        self, dispatch: Handler, links: _ClusterLinks | None = None, name: str = ""
+    ) -> None:
         self.dispatch = dispatch
+        self.links = links
+        self.name = name  # the node, "host:port"
         self.buf = bytearray()
         self.transport: Any = None
         self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # SUNSUBSCRIBEs sent and not yet confirmed, by channel: any other confirmation is the
+        # server dropping the channel (its slot left this node).
+        self.leaving: dict[bytes, int] = {}
+        self.unanswered = 0  # PINGs sent since the connection last said anything
+        self.globals_joined = False  # the global channels are subscribed on this connection
+        self.retired = False  # closed on purpose: not a loss
+
+    @property
+    def alive(self) -> bool:
+        return not self.closed.done() and not self.retired
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
@@ -198,22 +275,325 @@ class _Subscriber(asyncio.Protocol):
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(_encode(args))
 
+    def leave_shard(self, channel: str) -> None:
+        raw = channel.encode()
+        self.leaving[raw] = self.leaving.get(raw, 0) + 1
+        self.command("SUNSUBSCRIBE", channel)
+
     def data_received(self, data: bytes) -> None:
         buf = self.buf
         buf += data
+        self.unanswered = 0
         pos = 0
         while True:
             parsed = _parse(buf, pos)
             if parsed is None:
                 break
             value, pos = parsed
-            if isinstance(value, list) and len(value) == 3 and value[0] == b"message":
-                self.dispatch(value[1].decode(), value[2])
+            if isinstance(value, list) and len(value) == 3:
+                kind = value[0]
+                if kind == b"message" or kind == b"smessage":
+                    self.dispatch(value[1].decode(), value[2])
+                elif kind == b"sunsubscribe" and self.links is not None:
+                    left = self.leaving.get(value[1], 0)
+                    if left > 1:
+                        self.leaving[value[1]] = left - 1
+                    elif left == 1:
+                        del self.leaving[value[1]]
+                    else:
+                        self.links.dropped(self, value[1].decode())
             elif isinstance(value, Exception):
-                log.error("pub/sub error reply: %s", value)
+                log.warning("pub/sub error reply from %s: %s", self.name or "Redis", value)
+                if self.links is not None:
+                    self.links.refused(self)
         if pos:
             del buf[:pos]
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.closed.done():
             self.closed.set_result(None)
+        if self.links is not None and not self.retired:
+            self.links.lost(self)
+
+    def retire(self) -> None:
+        self.retired = True
+        if self.transport is not None:
+            self.transport.close()
+
+
+class _ClusterLinks:
+    """The cluster backend: one subscriber connection per master, the shard channels joined
+    on the master that owns their slot, the global channels on one master.
+
+    Every change of place goes through ``reconcile`` (under the fanout's lock): read the slot
+    map again if asked, connect to the masters that lack a connection, join each channel
+    where it belongs now and leave it where it was. A background task runs it whenever
+    something went wrong, retrying every 0.05 s to 1 s, then calls the on_reconnect callbacks;
+    another one PINGs every connection (a master that stopped answering is dropped, so a
+    failover is noticed even when its TCP connection stays open) and follows the cluster
+    client's own map refreshes.
+    """
+
+    REFRESH_EVERY = 5  # health ticks between two reads of the slot map
+
+    def __init__(self, fanout: Fanout, cluster: RedisCluster, health_seconds: float) -> None:
+        self.fanout = fanout
+        self.cluster = cluster
+        self.health_seconds = health_seconds
+        self.links: dict[str, _Subscriber] = {}  # node name -> connection
+        self.joined: dict[str, str] = {}  # shard channel -> node it is joined on
+        self.global_node: str | None = None
+        self.wanted = asyncio.Event()  # a reconcile is needed
+        self.refresh = False  # read the slot map first
+        self.missed = False  # messages may have been lost: on_reconnect once repaired
+        self.epoch = -1  # the cluster client's map version seen by the last reconcile
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        await self.cluster.initialize()
+        async with self.fanout._lock:
+            await self.reconcile()
+        self.tasks = [
+            asyncio.create_task(self._repair(), name="fanout-repair"),
+            asyncio.create_task(self._watch(), name="fanout-health"),
+        ]
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.tasks = []
+        for link in self.links.values():
+            link.retire()
+        self.links.clear()
+        self.joined.clear()
+
+    # -- what the fanout asks (under its lock) ------------------------------------------------
+
+    def join(self, channel: str, shard: bool) -> None:
+        if not shard:
+            link = self.links.get(self.global_node or "")
+            if link is not None and link.alive and link.globals_joined:
+                link.command("SUBSCRIBE", channel)
+            else:
+                self.trouble()
+            return
+        try:
+            name = self._owner(channel)
+        except Exception:
+            self.trouble(refresh=True)
+            return
+        link = self.links.get(name)
+        if link is None or not link.alive:
+            self.trouble()
+            return
+        link.command("SSUBSCRIBE", channel)
+        self.joined[channel] = name
+
+    def leave(self, channel: str, shard: bool) -> None:
+        if not shard:
+            link = self.links.get(self.global_node or "")
+            if link is not None and link.alive:
+                link.command("UNSUBSCRIBE", channel)
+            return
+        name = self.joined.pop(channel, None)
+        link = self.links.get(name or "")
+        if link is not None and link.alive:
+            link.leave_shard(channel)
+
+    # -- what the connections report ----------------------------------------------------------
+
+    def trouble(self, *, refresh: bool = False) -> None:
+        self.missed = True
+        self.refresh = self.refresh or refresh
+        self.wanted.set()
+
+    def dropped(self, link: _Subscriber, channel: str) -> None:
+        """The server left ``channel`` by itself: its slot moved to another master."""
+        if self.joined.get(channel) == link.name:
+            del self.joined[channel]
+            log.warning("pub/sub: %s left %s (its slot moved); joining again", link.name, channel)
+            self.trouble(refresh=True)
+
+    def refused(self, link: _Subscriber) -> None:
+        """An error reply (MOVED, TRYAGAIN, CLUSTERDOWN): join all of its channels again
+        once the map is read again (joining a channel twice does no harm)."""
+        for channel, name in list(self.joined.items()):
+            if name == link.name:
+                del self.joined[channel]
+        link.globals_joined = False
+        self.trouble(refresh=True)
+
+    def lost(self, link: _Subscriber) -> None:
+        if self.links.get(link.name) is link:
+            del self.links[link.name]
+        for channel, name in list(self.joined.items()):
+            if name == link.name:
+                del self.joined[channel]
+        if self.global_node == link.name:
+            self.global_node = None
+        log.warning("pub/sub connection to %s lost; joining its channels again", link.name)
+        self.trouble(refresh=True)
+
+    # -- repairs ------------------------------------------------------------------------------
+
+    def _owner(self, channel: str) -> str:
+        node = self.cluster.nodes_manager.get_node_from_slot(key_slot(channel.encode()))
+        name: str = node.name
+        return name
+
+    async def reconcile(self) -> None:
+        manager = self.cluster.nodes_manager
+        if self.refresh:
+            self.refresh = False
+            # Bounded: a master that stopped without closing its connections answers nothing.
+            await asyncio.wait_for(manager.initialize(), 5)
+        self.epoch = manager._epoch
+        masters = {nodes[0].name: nodes[0] for nodes in manager.slots_cache.values() if nodes}
+        if not masters:
+            raise ConnectionError("the cluster's slot map is empty")
+        want: dict[str, list[str]] = {}
+        for channel in self.fanout._handlers:
+            if is_shard_channel(channel):
+                want.setdefault(self._owner(channel), []).append(channel)
+        global_node = self.global_node
+        current = self.links.get(global_node or "")
+        if global_node not in masters or current is None or not current.alive:
+            # Spread the instances' global channels over the masters (any master will do).
+            names = sorted(masters)
+            global_node = names[zlib.crc32(self.fanout._home.encode()) % len(names)]
+        needed = {*want, global_node}
+        for name in sorted({*masters, *needed}):
+            link = self.links.get(name)
+            if link is not None and link.alive:
+                continue
+            node = masters[name]
+            try:
+                link = await self._open(node.host, int(node.port), name)
+            except Exception:
+                if name in needed:
+                    raise
+                log.warning("pub/sub: cannot reach master %s (no channel there yet)", name)
+                continue
+            self.links[name] = link
+            for channel, joined_on in list(self.joined.items()):
+                if joined_on == name:
+                    del self.joined[channel]
+        # The global channels.
+        link = self.links[global_node]
+        if self.global_node != global_node or not link.globals_joined:
+            old = self.links.get(self.global_node or "")
+            if old is not None and old is not link and old.alive:
+                old.command("UNSUBSCRIBE")
+                old.globals_joined = False
+            globals_ = [c for c in self.fanout._handlers if not is_shard_channel(c)]
+            link.command("SUBSCRIBE", self.fanout._home, *globals_)
+            link.globals_joined = True
+            self.global_node = global_node
+        # The shard channels, one SSUBSCRIBE per slot (a node refuses one across slots).
+        for name, channels in want.items():
+            link = self.links[name]
+            by_slot: dict[int, list[str]] = {}
+            for channel in channels:
+                was = self.joined.get(channel)
+                if was == name:
+                    continue
+                old = self.links.get(was or "")
+                if old is not None and old.alive:
+                    old.leave_shard(channel)
+                by_slot.setdefault(key_slot(channel.encode()), []).append(channel)
+            for group in by_slot.values():
+                link.command("SSUBSCRIBE", *group)
+                for channel in group:
+                    self.joined[channel] = name
+        # Connections to nodes that are no longer masters (a demoted master, a removed node).
+        for name, link in list(self.links.items()):
+            if name not in masters and name not in needed:
+                del self.links[name]
+                link.retire()
+
+    async def _open(self, host: str, port: int, name: str) -> _Subscriber:
+        settings = self.cluster.nodes_manager.connection_kwargs
+        loop = asyncio.get_running_loop()
+        _, link = await asyncio.wait_for(
+            loop.create_connection(
+                lambda: _Subscriber(self.fanout._dispatch, self, name),
+                host,
+                port,
+                ssl=_ssl_context(settings),
+            ),
+            5,
+        )
+        password = settings.get("password")
+        if password is not None:
+            username = settings.get("username")
+            if username:
+                link.command("AUTH", username, password)
+            else:
+                link.command("AUTH", password)
+        return link
+
+    async def _repair(self) -> None:
+        loop = asyncio.get_running_loop()
+        delay = 0.05
+        last = 0.0
+        while True:
+            await self.wanted.wait()
+            # A trouble that comes back at once (a slot still moving, CLUSTERDOWN) is retried
+            # less and less often, up to once a second.
+            if loop.time() - last < 1.0:
+                await asyncio.sleep(delay)
+                delay = min(1.0, delay * 2)
+            else:
+                delay = 0.05
+            self.wanted.clear()
+            try:
+                async with self.fanout._lock:
+                    await self.reconcile()
+            except Exception as exc:
+                log.warning("pub/sub: cannot join the channels yet: %s", exc or type(exc).__name__)
+                self.refresh = True
+                self.wanted.set()
+                last = loop.time()
+                continue
+            last = loop.time()
+            if self.missed and not self.wanted.is_set():
+                self.missed = False
+                self.fanout._reconnected()
+
+    async def _watch(self) -> None:
+        tick = 0
+        while True:
+            await asyncio.sleep(self.health_seconds)
+            tick += 1
+            if self.cluster.nodes_manager._epoch != self.epoch:
+                self.wanted.set()  # the cluster client read a new map (MOVED, failover)
+            if tick % self.REFRESH_EVERY == 0:
+                self.refresh = True
+                self.wanted.set()
+            for link in list(self.links.values()):
+                if link.unanswered >= 3:
+                    log.warning("pub/sub: %s does not answer; dropping it", link.name)
+                    if link.transport is not None:
+                        link.transport.abort()  # connection_lost follows: a failover
+                else:
+                    link.unanswered += 1
+                    link.command("PING")
+
+
+def _ssl_context(settings: dict[str, Any]) -> ssl.SSLContext | None:
+    """The TLS context of the cluster client's connections (``rediss+cluster://``), if any."""
+    connection_class = settings.get("connection_class")
+    if not (isinstance(connection_class, type) and issubclass(connection_class, SSLConnection)):
+        return None
+    context = ssl.create_default_context(cafile=settings.get("ssl_ca_certs"))
+    if settings.get("ssl_certfile"):
+        context.load_cert_chain(settings["ssl_certfile"], settings.get("ssl_keyfile"))
+    if settings.get("ssl_cert_reqs") in ("none", ssl.CERT_NONE):
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    elif settings.get("ssl_check_hostname") is False:
+        context.check_hostname = False
+    return context

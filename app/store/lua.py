@@ -62,7 +62,7 @@ elseif ARGV[9] ~= '' then
   redis.call('HSET', KEYS[5], ARGV[7], ARGV[9])
   redis.call('PUBLISH', ARGV[10], ARGV[7])
 end
-redis.call('PUBLISH', ARGV[6], ARGV[3])
+redis.call('SPUBLISH', ARGV[6], ARGV[3])
 return {1, new}
 """
 

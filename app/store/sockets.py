@@ -109,7 +109,7 @@ if total > 0 or delta ~= 0 then
   redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[7]))
 end
 if ARGV[8] ~= '' and ok == 1 and delta ~= 0 then
-  redis.call('PUBLISH', ARGV[8], '{"sp":' .. viewers .. ',"q":' .. seq .. '}')
+  redis.call('SPUBLISH', ARGV[8], '{"sp":' .. viewers .. ',"q":' .. seq .. '}')
 end
 return out
 """
