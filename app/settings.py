@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 import secrets
+from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import unquote
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -19,12 +21,67 @@ MEMORY_REDIS_URL = "memory://"
 DEFAULT_DATABASE_URL = "sqlite:///./data/hearts.sqlite3"
 
 
+CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+
+
+@dataclass(frozen=True)
+class ClusterUrl:
+    """A Redis Cluster URL taken apart: the nodes to start from (any reachable one tells the
+    client the whole cluster), TLS, and the credentials every node shares."""
+
+    nodes: tuple[tuple[str, int], ...]
+    tls: bool = False
+    username: str | None = None
+    password: str | None = None
+
+
+def is_cluster_url(url: str) -> bool:
+    return url.split("://", 1)[0].lower() in CLUSTER_SCHEMES and "://" in url
+
+
+def parse_cluster_url(url: str) -> ClusterUrl:
+    """``redis+cluster://[user:password@]host:port[,host:port...][/]`` (``rediss+cluster://``
+    for TLS) as a ClusterUrl; ValueError saying what is wrong. A cluster has one database, so
+    no database number; IPv6 addresses go in brackets, ``[::1]:7101``."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in CLUSTER_SCHEMES:
+        raise ValueError(f"a Redis Cluster URL starts with {' or '.join(CLUSTER_SCHEMES)}://")
+    if "?" in rest or "#" in rest:
+        raise ValueError("a Redis Cluster URL takes no query or fragment")
+    netloc, _, path = rest.partition("/")
+    if path not in ("", "0"):
+        raise ValueError("a Redis Cluster has one database: no /<db> in the URL (or /0)")
+    username = password = None
+    if "@" in netloc:
+        userinfo, _, netloc = netloc.rpartition("@")
+        user, colon, secret = userinfo.partition(":")
+        username = unquote(user) if user else None  # as redis-py: ":password@" for no user
+        password = unquote(secret) if colon and secret else None
+    nodes: list[tuple[str, int]] = []
+    for item in netloc.split(","):
+        match = re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})", item.strip())
+        if match is None:
+            raise ValueError(f"{item!r} is not host:port (every cluster node needs its port)")
+        host, port = match.group(1).strip("[]"), int(match.group(2))
+        if not 1 <= port <= 65535:
+            raise ValueError(f"{item!r}: port out of range")
+        nodes.append((host, port))
+    return ClusterUrl(
+        nodes=tuple(nodes),
+        tls=scheme.lower() == "rediss+cluster",
+        username=username,
+        password=password,
+    )
+
+
 class Settings(BaseSettings):
     """Every knob of the server; each one can be set as ``HEARTS_<NAME>``."""
 
     model_config = SettingsConfigDict(env_prefix="HEARTS_", extra="ignore", frozen=True)
 
-    # Where live tables live: a redis:// or rediss:// URL, or memory:// for fakeredis.
+    # Where live tables live: a redis:// or rediss:// URL (one Redis), a Redis Cluster as
+    # redis+cluster://host:port[,host:port...] (rediss+cluster:// for TLS; any reachable nodes,
+    # the client learns the rest), or memory:// for fakeredis.
     redis_url: str = MEMORY_REDIS_URL
     # SQLAlchemy URL for players and results (sqlite:///... or postgresql+psycopg://...).
     # Prefix of the global Redis keys (due times, lobby), so deployments can share a database.
@@ -109,6 +166,20 @@ class Settings(BaseSettings):
     # Wall-clock safety cap on one decision in ms (0 = each level's own cap). A cap that cuts a
     # search short is the only thing that can make a replay differ, on an overloaded machine.
     bot_hard_cap_ms: int = Field(default=0, ge=0, le=60_000)
+    # Game reviews (issue 16; app/jobs/review.py, README "Game review"): the review budget,
+    # rollouts per play decision (a pass gets three times as many; 4000 is the Expert's own
+    # search); reviews one player may ask for per hour (a review already
+    # asked for by anyone costs nothing; 0 = no limit); worker processes of this instance that
+    # compute reviews, at a lower priority than the server (0 = a thread: tests); how long a
+    # job's lease lasts without being renewed (then another instance takes it over) and how
+    # often each instance looks for jobs nobody holds; run_review_jobs off: this instance
+    # computes none (others do).
+    review_units: int = Field(default=4000, ge=16, le=100_000)
+    review_requests_per_hour: int = Field(default=10, ge=0, le=100_000)
+    review_workers: int = Field(default=1, ge=0, le=64)
+    review_lease_seconds: float = Field(default=30.0, ge=1, le=3600)
+    review_poll_seconds: float = Field(default=2.0, gt=0, le=600)
+    run_review_jobs: bool = True
     # After a hand ends nobody plays for this long, so everyone can read the hand's result
     # (0 = the next hand opens at once: tests, benchmarks).
     hand_pause_ms: int = Field(default=3000, ge=0, le=60_000)
@@ -199,9 +270,13 @@ class Settings(BaseSettings):
     def _check_redis_url(cls, value: str) -> str:
         if value == MEMORY_REDIS_URL:
             return value
+        if is_cluster_url(value):
+            parse_cluster_url(value)  # ValueError names what is wrong
+            return value
         if not value.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError(
-                "must be memory:// (in-process stand-in) or a redis://, rediss:// or unix:// URL"
+                "must be memory:// (in-process stand-in), a redis://, rediss:// or unix:// URL, "
+                "or redis+cluster://host:port[,host:port...] for a Redis Cluster"
             )
         return value
 
@@ -242,6 +317,10 @@ class Settings(BaseSettings):
     @property
     def uses_memory_redis(self) -> bool:
         return self.redis_url == MEMORY_REDIS_URL
+
+    @property
+    def uses_redis_cluster(self) -> bool:
+        return is_cluster_url(self.redis_url)
 
     def effective_secret(self) -> str:
         """The signing key; a per-process random key when none was configured."""

@@ -1,7 +1,8 @@
-"""Shared fixtures: Redis backends (fakeredis always; real Redis when reachable).
+"""Shared fixtures: Redis backends (fakeredis always; real Redis when reachable; a Redis
+Cluster when HEARTS_TEST_REDIS_CLUSTER_URL names one, as .ci/run does).
 
-With HEARTS_TEST_REQUIRE_SERVICES=1 (set by .ci/run), a missing Redis or PostgreSQL
-fails the tests that need it instead of skipping them.
+With HEARTS_TEST_REQUIRE_SERVICES=1 (set by .ci/run), a missing Redis, Redis Cluster or
+PostgreSQL fails the tests that need it instead of skipping them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from app.store import make_redis
 REQUIRE_SERVICES = os.environ.get("HEARTS_TEST_REQUIRE_SERVICES", "") not in ("", "0")
 REDIS_URL = os.environ.get("HEARTS_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 DATABASE_URL = os.environ.get("HEARTS_TEST_DATABASE_URL", "")
+# redis+cluster://127.0.0.1:7101 (scripts/redis-cluster.sh); unset: no cluster variants.
+REDIS_CLUSTER_URL = os.environ.get("HEARTS_TEST_REDIS_CLUSTER_URL", "")
 
 
 def _redis_reachable(url: str) -> bool:
@@ -47,6 +50,60 @@ def real_redis_url() -> str:
     return REDIS_URL
 
 
+def _sync_cluster(url: str) -> redis.RedisCluster:
+    from redis.cluster import ClusterNode
+
+    from app.settings import parse_cluster_url
+
+    parsed = parse_cluster_url(url)
+    return redis.RedisCluster(
+        startup_nodes=[
+            ClusterNode(host, port)  # type: ignore[no-untyped-call]
+            for host, port in parsed.nodes
+        ],
+        username=parsed.username,
+        password=parsed.password,
+        ssl=parsed.tls,
+        socket_connect_timeout=1,
+    )
+
+
+def _cluster_reachable(url: str) -> bool:
+    try:
+        client = _sync_cluster(url)
+    except Exception:
+        return False
+    try:
+        info = client.cluster_info()
+        return bool(info.get("cluster_state") == "ok")
+    except Exception:
+        return False
+    finally:
+        client.close()
+
+
+_CLUSTER: bool | None = None
+
+
+def cluster_redis_url() -> str:
+    """The test Redis Cluster's URL; skips (or fails, in CI) when it does not answer ok."""
+    global _CLUSTER
+    if _CLUSTER is None:
+        _CLUSTER = bool(REDIS_CLUSTER_URL) and _cluster_reachable(REDIS_CLUSTER_URL)
+    if not _CLUSTER:
+        if REQUIRE_SERVICES:
+            pytest.fail(
+                f"HEARTS_TEST_REQUIRE_SERVICES is set but the Redis Cluster at "
+                f"{REDIS_CLUSTER_URL!r} is not ok (scripts/redis-cluster.sh starts one)"
+            )
+        pytest.skip(f"no Redis Cluster at {REDIS_CLUSTER_URL!r}")
+    return REDIS_CLUSTER_URL
+
+
+# The Redis backends the store-level tests run on: the cluster joins when a URL is given.
+REDIS_BACKENDS = ["fake", "real"] + (["cluster"] if REDIS_CLUSTER_URL else [])
+
+
 @pytest.fixture
 def namespace() -> Iterator[str]:
     """A fresh key namespace per test, so runs sharing one Redis never collide. Its keys on the
@@ -56,11 +113,18 @@ def namespace() -> Iterator[str]:
     yield name
     if _REAL_REDIS:  # a test of this run used the real Redis
         drop_namespace(REDIS_URL, name)
+    if _CLUSTER:  # ... or the cluster
+        drop_namespace(REDIS_CLUSTER_URL, name)
 
 
 def drop_namespace(url: str, namespace: str) -> None:
-    """Delete every key of ``namespace`` (and of namespaces made from it, "<namespace>b")."""
-    client = redis.Redis.from_url(url, socket_connect_timeout=1)
+    """Delete every key of ``namespace`` (and of namespaces made from it, "<namespace>b"), on
+    one Redis or on every master of a cluster (keys of many slots: deleted slot by slot)."""
+    client: redis.Redis | redis.RedisCluster
+    if url.startswith(("redis+cluster://", "rediss+cluster://")):
+        client = _sync_cluster(url)
+    else:
+        client = redis.Redis.from_url(url, socket_connect_timeout=1)
     try:
         doomed = list(client.scan_iter(match=f"*{namespace}*", count=1000))
         if doomed:
@@ -71,10 +135,20 @@ def drop_namespace(url: str, namespace: str) -> None:
         client.close()
 
 
-@pytest_asyncio.fixture(params=["fake", "real"])
+def backend_url(param: str) -> str:
+    """The Redis URL of one backend of REDIS_BACKENDS."""
+    if param == "fake":
+        return "memory://"
+    if param == "cluster":
+        return cluster_redis_url()
+    return real_redis_url()
+
+
+@pytest_asyncio.fixture(params=REDIS_BACKENDS)
 async def redis_client(request: pytest.FixtureRequest) -> AsyncIterator[aioredis.Redis]:
-    """The same tests run against fakeredis (embedded mode) and a real Redis."""
-    url = "memory://" if request.param == "fake" else real_redis_url()
+    """The same tests run against fakeredis (embedded mode), a real Redis and, when
+    HEARTS_TEST_REDIS_CLUSTER_URL is set, a Redis Cluster (the app's RedisCluster client)."""
+    url = backend_url(request.param)
     client = make_redis(url)
     try:
         yield client

@@ -1,14 +1,28 @@
-"""Build the Redis client: a real server, or fakeredis (with Lua) for embedded runs."""
+"""Build the Redis client: a real server, a Redis Cluster, or fakeredis (with Lua) for
+embedded runs."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 
-from app.settings import MEMORY_REDIS_URL
+from app.settings import MEMORY_REDIS_URL, is_cluster_url, parse_cluster_url
 
+# The type the app's code is written against. On a cluster URL make_redis returns a
+# redis.asyncio.cluster.RedisCluster, cast to this type: it offers the same command methods
+# (both come from redis.commands), routes each keyed command to the node of its key's slot,
+# and its pipeline() and pubsub() answer as the single client's do. What it refuses is what
+# the layout never does: commands whose keys lie in two slots (CROSSSLOT), SELECT, and
+# MULTI across slots (app/store/keys.py puts the keys one operation touches in one slot).
+# is_cluster(client) tells the two apart where it matters.
 Redis = aioredis.Redis
+
+
+def is_cluster(client: object) -> bool:
+    """True for a client make_redis built for a Redis Cluster URL."""
+    return isinstance(client, RedisCluster)
 
 
 def make_redis(url: str, *, fake_server: Any = None, max_connections: int = 200) -> Redis:
@@ -31,6 +45,8 @@ def make_redis(url: str, *, fake_server: Any = None, max_connections: int = 200)
             timeout=20,
         )
         return client
+    if is_cluster_url(url):
+        return _make_cluster(url, max_connections=max_connections)
     # A blocking pool waits for a free connection under bursts instead of failing. A Redis
     # that cannot be reached fails a call within socket_connect_timeout (not the OS's minutes),
     # as StoreUnavailable's siblings in app.store.errors.STORE_DOWN.
@@ -42,3 +58,26 @@ def make_redis(url: str, *, fake_server: Any = None, max_connections: int = 200)
         socket_connect_timeout=5,
     )
     return aioredis.Redis(connection_pool=pool)
+
+
+def _make_cluster(url: str, *, max_connections: int) -> Redis:
+    """A RedisCluster client for ``redis+cluster://`` (``rediss+cluster://``) URLs.
+
+    It reads the slot map from the first startup node that answers, keeps a pool per node
+    (max_connections each; its pool does not wait, so it gets a larger one than the single
+    client's waiting pool), follows MOVED and ASK, and after a failover re-reads the map and
+    retries. Like the single client: connects within 5 s, no read timeout (the outbox worker's
+    XREADGROUP blocks), so a node that cannot be reached fails a call as a STORE_DOWN error.
+    """
+    parsed = parse_cluster_url(url)
+    client = RedisCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in parsed.nodes],
+        username=parsed.username,
+        password=parsed.password,
+        ssl=parsed.tls,
+        max_connections=max_connections * 4,
+        socket_connect_timeout=5,
+        socket_timeout=None,
+        health_check_interval=30,
+    )
+    return cast(Redis, client)

@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlsplit
 
 from redis.exceptions import ResponseError
 
+from app.settings import is_cluster_url
 from app.store.errors import StoreUnavailable
 
 Reply = Any
@@ -25,6 +26,11 @@ Reply = Any
 
 class ReplyError(ResponseError):
     """An error reply from Redis (``-ERR ...``, ``-NOSCRIPT ...``), as redis-py raises it."""
+
+
+class ConnectFailed(StoreUnavailable):
+    """No connection could be made (refused, unreachable, timed out): the command was never
+    sent, so trying it again elsewhere is safe (the cluster client does, app/store/cluster.py)."""
 
 
 class _Protocol(asyncio.Protocol):
@@ -164,7 +170,13 @@ class PipelinedRedis:
 
     @classmethod
     def from_url(cls, url: str) -> PipelinedRedis | None:
-        """A client for a plain ``redis://`` URL; None for anything else (TLS, sockets)."""
+        """A client for a plain ``redis://`` URL, or for a ``redis+cluster://`` URL (a
+        ClusterPipelinedRedis, app/store/cluster.py); None for anything else (TLS, sockets):
+        the store then sends everything through redis-py."""
+        if is_cluster_url(url):
+            from app.store.cluster import ClusterPipelinedRedis  # it builds on this module
+
+            return ClusterPipelinedRedis.from_cluster_url(url)
         parts = urlsplit(url)
         if parts.scheme != "redis" or not parts.hostname:
             return None
@@ -199,7 +211,7 @@ class PipelinedRedis:
                     loop.create_connection(_Protocol, self.host, self.port), self.connect_timeout
                 )
             except OSError as exc:  # refused, unreachable, timed out
-                raise StoreUnavailable(f"cannot reach Redis at {self.host}:{self.port}") from exc
+                raise ConnectFailed(f"cannot reach Redis at {self.host}:{self.port}") from exc
             proto = made
             setup: list[tuple[Any, ...]] = []
             if self.password is not None:
@@ -229,10 +241,25 @@ class PipelinedRedis:
             proto = await self._connection()
         return await self._send(proto, args)
 
-    async def call_at(self, key: str, *args: Any) -> Reply:
-        """Send one command about ``key`` (its slot picks the node on Redis Cluster; one
-        Redis serves every key)."""
-        return await self.call(*args)
+    async def call_at(self, key: str | bytes, *args: Any) -> Reply:
+        """Send one command about ``key``: on Redis Cluster it goes to the master of the key's
+        slot (ClusterPipelinedRedis); on one Redis this is ``call(*args)``. Use it for every
+        command that names a key; ``call`` is for keyless ones."""
+        proto = self._proto
+        if proto is None or proto.lost is not None:
+            proto = await self._connection()
+        return await self._send(proto, args)
+
+    async def call_asking(self, *args: Any) -> Reply:
+        """ASKING then the command, back to back on this connection (a cluster's ASK
+        redirect: the key's slot is being migrated here)."""
+        proto = self._proto
+        if proto is None or proto.lost is not None:
+            proto = await self._connection()
+        asking = self._send(proto, ("ASKING",))
+        reply = self._send(proto, args)
+        await asking
+        return await reply
 
     async def aclose(self) -> None:
         proto, self._proto = self._proto, None

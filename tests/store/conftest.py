@@ -6,22 +6,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import redis
 
-from tests.conftest import REDIS_URL
+from tests.conftest import REDIS_CLUSTER_URL, REDIS_URL, drop_namespace
 
 
 @pytest.fixture(autouse=True)
 def drop_results_stream(request: pytest.FixtureRequest, namespace: str) -> Iterator[None]:
     yield
     callspec = getattr(request.node, "callspec", None)
-    if callspec is not None and callspec.params.get("redis_client") == "real":
-        client = redis.Redis.from_url(REDIS_URL)
-        try:
-            # Every key of the namespace and of namespaces made from it ("<namespace>b"): the
-            # global ones have no expiry and would stay for good.
-            doomed = list(client.scan_iter(match=f"*{namespace}*", count=1000))
-            if doomed:
-                client.delete(*doomed)
-        finally:
-            client.close()
+    backend = callspec.params.get("redis_client") if callspec is not None else None
+    # Every key of the namespace and of namespaces made from it ("<namespace>b"): the global
+    # ones have no expiry and would stay for good.
+    if backend == "real":
+        drop_namespace(REDIS_URL, namespace)
+    elif backend == "cluster":
+        drop_namespace(REDIS_CLUSTER_URL, namespace)

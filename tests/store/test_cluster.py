@@ -1,0 +1,216 @@
+"""Redis Cluster: the URL, the app's clients built from it, and the pipelined client's routing
+(slot map, MOVED, ASK, a node that went away) against the real test cluster."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
+
+from app.settings import SettingsError, load_settings, parse_cluster_url
+from app.store import PipelinedRedis, StoreUnavailable, make_redis
+from app.store.cluster import ClusterPipelinedRedis
+from app.store.connection import is_cluster
+from app.store.pipelined import ReplyError
+from tests.conftest import cluster_redis_url
+
+
+def test_cluster_urls_parse() -> None:
+    url = parse_cluster_url("redis+cluster://127.0.0.1:7101")
+    assert url.nodes == (("127.0.0.1", 7101),) and not url.tls
+    assert url.username is None and url.password is None
+    url = parse_cluster_url("rediss+cluster://u:p%40ss@a.example:7001,[::1]:7002/")
+    assert url.nodes == (("a.example", 7001), ("::1", 7002)) and url.tls
+    assert (url.username, url.password) == ("u", "p@ss")
+    assert parse_cluster_url("redis+cluster://:secret@h:1").password == "secret"
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("redis+cluster://h", "host:port"),
+        ("redis+cluster://", "host:port"),
+        ("redis+cluster://h:1,,g:2", "host:port"),
+        ("redis+cluster://h:70000", "port out of range"),
+        ("redis+cluster://h:1/2", "one database"),
+        ("redis+cluster://h:1?timeout=3", "no query"),
+    ],
+)
+def test_a_bad_cluster_url_is_a_clear_settings_error(url: str, reason: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        load_settings(redis_url=url, secret_key="k" * 20)
+    assert "HEARTS_REDIS_URL" in str(caught.value) and reason in str(caught.value)
+
+
+def test_the_settings_tell_a_cluster() -> None:
+    settings = load_settings(redis_url="redis+cluster://h:1,g:2", secret_key="k" * 20)
+    assert settings.uses_redis_cluster and not settings.uses_memory_redis
+    assert not load_settings(redis_url="redis://h:1/0", secret_key="k" * 20).uses_redis_cluster
+    with pytest.raises(SettingsError, match="redis\\+cluster://"):
+        load_settings(redis_url="http://h:1", secret_key="k" * 20)
+
+
+@pytest.mark.asyncio
+async def test_clients_for_each_kind_of_url() -> None:
+    fast = PipelinedRedis.from_url("redis+cluster://u:pw@h:7001,g:7002")
+    assert isinstance(fast, ClusterPipelinedRedis)
+    assert fast.startup == [("h", 7001), ("g", 7002)]
+    assert (fast.host, fast.port, fast.username, fast.password) == ("h", 7001, "u", "pw")
+    # TLS: no pipelined client, the store sends everything through redis-py.
+    assert PipelinedRedis.from_url("rediss+cluster://h:7001") is None
+    generic = make_redis("redis+cluster://h:7001")
+    assert is_cluster(generic) and isinstance(generic, RedisCluster)
+    await generic.aclose()
+    single = make_redis("redis://h:6379/0")
+    assert not is_cluster(single)
+    await single.aclose()
+
+
+@pytest_asyncio.fixture
+async def cluster() -> AsyncIterator[ClusterPipelinedRedis]:
+    fast = PipelinedRedis.from_url(cluster_redis_url())
+    assert isinstance(fast, ClusterPipelinedRedis)
+    try:
+        yield fast
+    finally:
+        await fast.aclose()
+
+
+@pytest_asyncio.fixture
+async def generic() -> AsyncIterator[aioredis.Redis]:
+    client = make_redis(cluster_redis_url())
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+def spread_keys(prefix: str, count: int = 24) -> list[str]:
+    return [f"{prefix}:{i}" for i in range(count)]
+
+
+@pytest.mark.asyncio
+async def test_call_at_reaches_the_master_of_each_slot(
+    cluster: ClusterPipelinedRedis, generic: aioredis.Redis
+) -> None:
+    names = spread_keys("h2t" + uuid.uuid4().hex[:8])
+    try:
+        replies = await asyncio.gather(*(cluster.call_at(k, "SET", k, k, "EX", 60) for k in names))
+        assert replies == [b"OK"] * len(names)
+        assert len(cluster.masters()) >= 3  # the keys spread over every master
+        nodes = {cluster.node_address(k) for k in names}
+        assert len(nodes) == len(cluster.masters())
+        # redis-py's cluster client agrees on where each key lives and what it holds.
+        rc = generic
+        assert isinstance(rc, RedisCluster)
+        await rc.initialize()
+        for k in names:
+            owner = rc.get_node_from_key(k)
+            assert (owner.host, owner.port) == cluster.node_address(k)
+            assert await generic.get(k) == k.encode()
+        # One connection per master, no more.
+        assert {(n.host, n.port) for n in cluster._nodes.values()} == set(cluster.masters())
+        assert await cluster.call("PING") == b"PONG"
+    finally:
+        await generic.delete(*names)
+
+
+@pytest.mark.asyncio
+async def test_a_stale_map_is_corrected_by_moved(cluster: ClusterPipelinedRedis) -> None:
+    names = spread_keys("h2m" + uuid.uuid4().hex[:8])
+    try:
+        for k in names:
+            await cluster.call_at(k, "SET", k, b"v", "EX", 60)
+        # Every slot pointed at one master, as after a resharding the client missed.
+        one = cluster._slots[0]
+        assert one is not None
+        cluster._slots = [one] * len(cluster._slots)
+        before = cluster.refreshes
+        assert await asyncio.gather(*(cluster.call_at(k, "GET", k) for k in names)) == [b"v"] * len(
+            names
+        )
+        for _ in range(100):  # the whole map is read again in the background
+            if cluster.refreshes > before:
+                break
+            await asyncio.sleep(0.01)
+        assert cluster.refreshes > before
+        assert len(cluster.masters()) >= 3
+    finally:
+        for k in names:
+            await cluster.call_at(k, "DEL", k)
+
+
+@pytest.mark.asyncio
+async def test_a_node_that_went_away_is_replaced_from_a_fresh_map(
+    cluster: ClusterPipelinedRedis,
+) -> None:
+    """A slot's master address stops answering (as a failed master does): the client reads
+    the map again and sends the command to the master the cluster names."""
+    key = "h2d" + uuid.uuid4().hex[:8]
+    await cluster.call_at(key, "SET", key, b"v", "EX", 60)
+    slot = key_slot(key.encode())
+    cluster._slots[slot] = cluster._node(("127.0.0.1", 1))  # nothing listens on port 1
+    assert await cluster.call_at(key, "GET", key) == b"v"
+    assert cluster.node_address(key) != ("127.0.0.1", 1)
+    await cluster.call_at(key, "DEL", key)
+
+
+@pytest.mark.asyncio
+async def test_no_reachable_node_is_store_unavailable_within_the_bound() -> None:
+    dead = ClusterPipelinedRedis([("127.0.0.1", 1)], failover_seconds=0.3, connect_timeout=0.2)
+    try:
+        with pytest.raises(StoreUnavailable):
+            await dead.call_at("k", "GET", "k")
+    finally:
+        await dead.aclose()
+
+
+@pytest.mark.asyncio
+async def test_error_replies_are_not_redirects(cluster: ClusterPipelinedRedis) -> None:
+    with pytest.raises(ReplyError):
+        await cluster.call_at("k", "NOSUCHCOMMAND", "k")
+    assert await cluster.call_at("k", "EXISTS", "k") in (0, 1)
+
+
+@pytest.mark.asyncio
+async def test_ask_during_a_slot_migration(
+    cluster: ClusterPipelinedRedis, generic: aioredis.Redis
+) -> None:
+    """A key already moved to the importing node: the source answers ASK, the client sends
+    ASKING and the command to the target. The slot is put back as it was afterwards (the
+    test's key deleted: a key left on a node that does not own its slot stays unreachable)."""
+    assert isinstance(generic, RedisCluster)
+    key = "h2a" + uuid.uuid4().hex[:8]
+    slot = key_slot(key.encode())
+    await cluster.call_at(key, "SET", key, b"asked", "EX", 60)
+    await cluster.refresh()
+    source_addr = cluster.node_address(key)
+    assert source_addr is not None
+    target_addr = next(a for a in cluster.masters() if a != source_addr)
+    source = aioredis.Redis(host=source_addr[0], port=source_addr[1])
+    target = aioredis.Redis(host=target_addr[0], port=target_addr[1])
+    source_id = (await source.execute_command("CLUSTER", "MYID")).decode()
+    target_id = (await target.execute_command("CLUSTER", "MYID")).decode()
+    try:
+        await target.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+        await source.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+        await source.execute_command("MIGRATE", target_addr[0], target_addr[1], key, 0, 5000)
+        assert await cluster.call_at(key, "GET", key) == b"asked"
+        assert cluster.node_address(key) == source_addr  # ASK leaves the map alone
+    finally:
+        # Back as it was: the key deleted where it went (still importing there, so ASKING
+        # lets the DEL in), the slot stable at the source again.
+        asked = PipelinedRedis(target_addr[0], target_addr[1])
+        await asked.call_asking("DEL", key)
+        await asked.aclose()
+        await target.execute_command("CLUSTER", "SETSLOT", slot, "STABLE")
+        await source.execute_command("CLUSTER", "SETSLOT", slot, "STABLE")
+        await source.aclose()
+        await target.aclose()
+    assert await cluster.call_at(key, "GET", key) is None
