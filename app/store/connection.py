@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 import redis.asyncio as aioredis
-from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.cluster import ClusterNode, ClusterPubSub, RedisCluster
 
 from app.settings import MEMORY_REDIS_URL, is_cluster_url, parse_cluster_url
 
@@ -60,6 +60,35 @@ def make_redis(url: str, *, fake_server: Any = None, max_connections: int = 200)
     return aioredis.Redis(connection_pool=pool)
 
 
+class _ClusterPubSub(ClusterPubSub):
+    """redis-py's cluster pub/sub reads the slot map its client has: made before the client's
+    first command, it has none yet (KeyError on a slot). It reads the map first."""
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        await _ready(self.cluster)
+        return await super().execute_command(*args, **kwargs)
+
+    async def ssubscribe(self, *args: Any, **kwargs: Any) -> None:
+        await _ready(self.cluster)
+        await super().ssubscribe(*args, **kwargs)
+
+
+async def _ready(cluster: RedisCluster) -> None:
+    if cluster._initialize:  # no map read yet (redis-py's own flag, as its commands check it)
+        await cluster.initialize()
+
+
+class _RedisCluster(RedisCluster):
+    def pubsub(
+        self,
+        node: ClusterNode | None = None,
+        host: str | None = None,
+        port: int | None = None,
+        **kwargs: Any,
+    ) -> ClusterPubSub:
+        return _ClusterPubSub(self, node=node, host=host, port=port, **kwargs)
+
+
 def _make_cluster(url: str, *, max_connections: int) -> Redis:
     """A RedisCluster client for ``redis+cluster://`` (``rediss+cluster://``) URLs.
 
@@ -70,7 +99,7 @@ def _make_cluster(url: str, *, max_connections: int) -> Redis:
     XREADGROUP blocks), so a node that cannot be reached fails a call as a STORE_DOWN error.
     """
     parsed = parse_cluster_url(url)
-    client = RedisCluster(
+    client = _RedisCluster(
         startup_nodes=[ClusterNode(host, port) for host, port in parsed.nodes],
         username=parsed.username,
         password=parsed.password,

@@ -7,6 +7,7 @@ import uuid
 import pytest
 import redis.asyncio as aioredis
 
+from app.store import keys
 from app.store.sockets import SocketCounts, table_sockets_key
 
 pytestmark = pytest.mark.asyncio
@@ -60,11 +61,16 @@ async def test_a_dead_instance_stops_counting_after_its_lease(
 
 async def test_changes_publish_the_viewer_count_in_order(redis_client: aioredis.Redis) -> None:
     counts = SocketCounts(redis_client, "A", LEASE_MS)
-    k = key()
-    channel = "ch-" + uuid.uuid4().hex
+    table_id = "t" + uuid.uuid4().hex[:10]
+    k = table_sockets_key(table_id)
+    # The table's channel: a shard channel (SPUBLISH) in the table's slot, as the script's
+    # key (on Redis Cluster a script may publish only in its keys' slot).
+    channel = keys.channel(table_id)
     pubsub = redis_client.pubsub()
-    await pubsub.subscribe(channel)
-    await pubsub.get_message(timeout=1)  # the subscribe confirmation
+    await pubsub.ssubscribe(channel)
+    # Shard messages: get_message on one Redis, get_sharded_message on redis-py's cluster.
+    read = getattr(pubsub, "get_sharded_message", pubsub.get_message)
+    await read(timeout=1)  # the subscribe confirmation
     now = 1_000_000.0
     await counts.change(k, now, 1, "alice", report=["alice"], channel=channel)
     await counts.change(k, now, 1, "anon:1", report=["alice"], channel=channel)
@@ -72,7 +78,7 @@ async def test_changes_publish_the_viewer_count_in_order(redis_client: aioredis.
     await counts.change(k, now, -1, "anon:1", report=["alice"], channel=channel)
     got = []
     while len(got) < 4:
-        msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=2)
+        msg = await read(ignore_subscribe_messages=True, timeout=2)
         assert msg is not None, got
         got.append(msg["data"])
     await pubsub.aclose()
