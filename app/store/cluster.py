@@ -288,6 +288,16 @@ class ClusterPipelinedRedis(PipelinedRedis):
         with contextlib.suppress(StoreUnavailable):  # no node answers yet: the deadline decides
             await self.refresh()
 
+    async def wait_replicas(self, key: str | bytes, replicas: int, timeout_ms: int) -> int:
+        """WAIT on the master of ``key``'s slot (the connection its commit went through),
+        shared by the callers of one loop turn (PipelinedRedis.wait_replicas)."""
+        if not self._loaded:
+            await self.refresh()
+        node = self._slots[key_slot(_to_bytes(key))]
+        if node is None:
+            raise StoreUnavailable("Redis Cluster: no master for the slot")
+        return await node.wait_replicas(key, replicas, timeout_ms)
+
     async def aclose(self) -> None:
         task, self._refreshing = self._refreshing, None
         if task is not None and not task.done():

@@ -161,6 +161,8 @@ class PipelinedRedis:
         self._proto: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
         self._on_reconnect: list[Callable[[], None]] = []
+        # The WAIT this event-loop turn's callers share, by (replicas, timeout).
+        self._waits: dict[tuple[int, int], asyncio.Future[Reply]] = {}
 
     def on_reconnect(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` (not async) when a new connection replaces a lost one, before
@@ -260,6 +262,19 @@ class PipelinedRedis:
         reply = self._send(proto, args)
         await asking
         return await reply
+
+    async def wait_replicas(self, key: str | bytes, replicas: int, timeout_ms: int) -> int:
+        """``WAIT replicas timeout_ms`` after the writes this client made about ``key`` (on a
+        cluster: on the master of its slot): how many replicas have them, at most
+        ``timeout_ms`` later. The callers of one event-loop turn share one WAIT per
+        connection (a group commit): a WAIT covers every write its connection sent before
+        it, and each caller's write got its reply, so was sent, before the WAIT was."""
+        waiting = self._waits.get((replicas, timeout_ms))
+        if waiting is None:
+            waiting = asyncio.ensure_future(self.call("WAIT", replicas, timeout_ms))
+            self._waits[(replicas, timeout_ms)] = waiting
+            asyncio.get_running_loop().call_soon(self._waits.pop, (replicas, timeout_ms), None)
+        return int(await asyncio.shield(waiting))
 
     async def aclose(self) -> None:
         proto, self._proto = self._proto, None

@@ -214,3 +214,37 @@ async def test_ask_during_a_slot_migration(
         await source.aclose()
         await target.aclose()
     assert await cluster.call_at(key, "GET", key) is None
+
+
+async def _wait_calls(address: tuple[str, int]) -> int:
+    node = PipelinedRedis(*address)
+    try:
+        info = (await node.call("INFO", "commandstats")).decode()
+    finally:
+        await node.aclose()
+    for line in info.splitlines():
+        if line.startswith("cmdstat_wait:"):
+            return int(line.split("calls=")[1].split(",")[0])
+    return 0
+
+
+@pytest.mark.asyncio
+async def test_wait_replicas_is_one_wait_per_master_per_loop_turn(
+    cluster: ClusterPipelinedRedis,
+) -> None:
+    """Each master of the test cluster has one replica: WAIT 1 answers 1 once it has the
+    writes. Fifty writers of one slot in one loop turn share one WAIT."""
+    tag = "{h2w" + uuid.uuid4().hex[:8] + "}"
+    names = [f"{tag}:{i}" for i in range(50)]
+    await cluster.call_at(names[0], "PING")
+    address = cluster.node_address(names[0])
+    assert address is not None
+    before = await _wait_calls(address)
+
+    async def write(name: str) -> int:
+        await cluster.call_at(name, "SET", name, b"v", "EX", 60)
+        return await cluster.wait_replicas(name, 1, 2000)
+
+    assert await asyncio.gather(*(write(n) for n in names)) == [1] * len(names)
+    assert await _wait_calls(address) - before <= 2  # one, or two if replies straddled turns
+    await cluster.call_at(names[0], "DEL", *names)
