@@ -347,6 +347,7 @@ class _ClusterLinks:
         self.refresh = False  # read the slot map first
         self.missed = False  # messages may have been lost: on_reconnect once repaired
         self.epoch = -1  # the cluster client's map version seen by the last reconcile
+        self.suspect: str | None = None  # the node lost last: asked for the map last
         self.tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
@@ -434,6 +435,7 @@ class _ClusterLinks:
                 del self.joined[channel]
         if self.global_node == link.name:
             self.global_node = None
+        self.suspect = link.name
         log.warning("pub/sub connection to %s lost; joining its channels again", link.name)
         self.trouble(refresh=True)
 
@@ -448,8 +450,9 @@ class _ClusterLinks:
         manager = self.cluster.nodes_manager
         if self.refresh:
             self.refresh = False
-            # Bounded: a master that stopped without closing its connections answers nothing.
-            await asyncio.wait_for(manager.initialize(), 5)
+            # Bounded, and the node just lost asked last: a master that stopped without
+            # closing its connections answers nothing.
+            await asyncio.wait_for(manager.initialize(last_failed_node_name=self.suspect), 3)
         self.epoch = manager._epoch
         masters = {nodes[0].name: nodes[0] for nodes in manager.slots_cache.values() if nodes}
         if not masters:
