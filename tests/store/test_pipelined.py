@@ -11,14 +11,15 @@ import pytest_asyncio
 
 from app.store import PipelinedRedis, TableStore, keys, make_redis
 from app.store.pipelined import ReplyError, _parse
-from tests.conftest import real_redis_url
+from tests.conftest import REDIS_BACKENDS, backend_url
 
 pytestmark = pytest.mark.asyncio
 
 
-@pytest_asyncio.fixture
-async def fast_store(namespace: str) -> AsyncIterator[TableStore]:
-    url = real_redis_url()
+@pytest_asyncio.fixture(params=[b for b in REDIS_BACKENDS if b != "fake"])
+async def fast_store(namespace: str, request: pytest.FixtureRequest) -> AsyncIterator[TableStore]:
+    """The store with its pipelined client, on one Redis and (when set) the test cluster."""
+    url = backend_url(request.param)
     fast = PipelinedRedis.from_url(url)
     assert fast is not None
     redis = make_redis(url)
@@ -153,7 +154,10 @@ async def test_reconnects_after_the_connection_drops(fast_store: TableStore) -> 
 
 async def test_direct_fanout_delivers_in_order_and_resubscribes(fast_store: TableStore) -> None:
     from app.store import Fanout
+    from app.store.cluster import ClusterPipelinedRedis
 
+    if isinstance(fast_store.fast, ClusterPipelinedRedis):
+        pytest.skip("one Redis's subscriber connection; a cluster's: tests/store/test_fanout.py")
     home = f"{fast_store.namespace}:instance:i1"
     fanout = Fanout(fast_store.redis, home, direct=fast_store.fast)
     await fanout.start()
