@@ -6,6 +6,7 @@ touched."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import socket
@@ -32,7 +33,11 @@ def _free(port: int) -> bool:
 
 
 def _ports(first: int = 7201) -> list[int]:
-    """Six free ports (and their cluster bus ports, +10000) from ``first`` on, by tens."""
+    """Six free ports (and their cluster bus ports, +10000) from ``first`` on, by tens. Each
+    pytest-xdist worker looks in its own block (gw1 500 higher than gw0, ...): two workers
+    starting a cluster at the same moment would otherwise both find the same ports free."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    first += 500 * (int(worker) if worker.isdigit() else 0)
     for base in range(first, first + 400, 10):
         ports = list(range(base, base + 6))
         if all(_free(p) and _free(p + 10000) for p in ports):
