@@ -12,6 +12,9 @@ answers (the URL's nodes first, then the ones the map named). It keeps itself ri
   and the command are sent back to back on the target's connection, the map is unchanged.
 - ``TRYAGAIN`` / ``CLUSTERDOWN``: keys mid-migration, or the cluster has no master for a slot
   (a failover under way): wait a little and try again, for up to ``failover_seconds``.
+- A node that stops answering with replies owed (a stopped process, a partition: the TCP
+  connection stays open and silent) is dropped after ``stall_seconds`` (2 s): its commands
+  fail with StoreUnavailable, and the next ones go where the map sends them.
 - A node that cannot be reached (refused, reset, timed out while connecting): its master may
   have died and a replica be about to take its slots. The map is read again from the other
   nodes every ``backoff`` (0.05 s doubling to 0.5 s) until the slot has a reachable master or
@@ -44,6 +47,9 @@ Address = tuple[str, int]
 # How long a command waits for its slot to get a reachable master again (a replica is promoted
 # within the cluster's node timeout plus about a second; redis.conf's default timeout is 15 s).
 FAILOVER_SECONDS = 20.0
+# A node connection owing replies that hears nothing for this long is dropped: its master
+# hangs (stopped, partitioned) and the cluster is about to promote its replica.
+STALL_SECONDS = 2.0
 # Redirects followed for one command before giving up (a map that keeps changing).
 MAX_REDIRECTS = 8
 
@@ -76,12 +82,18 @@ class ClusterPipelinedRedis(PipelinedRedis):
         password: str | None = None,
         connect_timeout: float = 5.0,
         failover_seconds: float = FAILOVER_SECONDS,
+        stall_seconds: float = STALL_SECONDS,
     ) -> None:
         if not startup:
             raise ValueError("a cluster client needs at least one startup node")
         host, port = startup[0]
         super().__init__(
-            host, port, username=username, password=password, connect_timeout=connect_timeout
+            host,
+            port,
+            username=username,
+            password=password,
+            connect_timeout=connect_timeout,
+            stall_seconds=stall_seconds,
         )
         self.startup = list(startup)
         self.failover_seconds = failover_seconds
@@ -113,6 +125,7 @@ class ClusterPipelinedRedis(PipelinedRedis):
                 username=self.username,
                 password=self.password,
                 connect_timeout=self.connect_timeout,
+                stall_seconds=self.stall_seconds,
             )
             node.on_reconnect(self._changed)
             self._nodes[address] = node
@@ -147,15 +160,19 @@ class ClusterPipelinedRedis(PipelinedRedis):
             self._refreshing.add_done_callback(_ignore_result)
 
     async def _read_map(self) -> None:
-        # The nodes the map named first (they know the newest map), then the URL's.
-        candidates = [(node.host, node.port) for node in self._nodes.values()]
-        random.shuffle(candidates)
+        # The nodes the map named first (they know the newest map), then the URL's; a node
+        # whose connection was lost (dead, or dropped as hung) last, and briefly waited for.
+        nodes = list(self._nodes.values())
+        random.shuffle(nodes)
+        nodes.sort(key=lambda node: node._proto is None or node._proto.lost is not None)
+        candidates = [(node.host, node.port) for node in nodes]
         candidates += [a for a in self.startup if a not in candidates]
         error: BaseException | None = None
+        timeout = min(self.connect_timeout, self.stall_seconds or self.connect_timeout)
         for address in candidates:
             try:
                 reply = await asyncio.wait_for(
-                    self._node(address).call("CLUSTER", "SLOTS"), self.connect_timeout
+                    self._node(address).call("CLUSTER", "SLOTS"), timeout
                 )
             except (StoreUnavailable, ReplyError, TimeoutError) as exc:
                 error = exc
@@ -315,4 +332,4 @@ def _ignore_result(task: asyncio.Task[None]) -> None:
         task.exception()  # read, so asyncio does not log it: the next command reports it
 
 
-__all__ = ["Address", "ClusterPipelinedRedis", "FAILOVER_SECONDS", "MAX_REDIRECTS"]
+__all__ = ["Address", "ClusterPipelinedRedis", "FAILOVER_SECONDS", "MAX_REDIRECTS", "STALL_SECONDS"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -42,6 +43,9 @@ class _Protocol(asyncio.Protocol):
         # Commands written in one turn of the event loop leave in one write (one system call
         # for all the moves that commit together under load).
         self.out: list[bytes] = []
+        # When Redis last answered, or the connection last went from idle to waiting: a
+        # watchdog (PipelinedRedis stall_seconds) drops a connection that stopped answering.
+        self.progress = time.monotonic()
 
     def write(self, data: bytes) -> None:
         if not self.out:
@@ -57,6 +61,7 @@ class _Protocol(asyncio.Protocol):
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
+        self.progress = time.monotonic()
         buf = self.buf
         buf += data
         pos = 0
@@ -151,6 +156,7 @@ class PipelinedRedis:
         username: str | None = None,
         password: str | None = None,
         connect_timeout: float = 5.0,
+        stall_seconds: float | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -158,6 +164,11 @@ class PipelinedRedis:
         self.username = username
         self.password = password
         self.connect_timeout = connect_timeout
+        # A connection with replies owed and no byte from Redis for this long is dropped (its
+        # commands fail with StoreUnavailable): a master that hangs (a stopped process, a
+        # partition) while the cluster promotes its replica. None: wait as long as it takes.
+        self.stall_seconds = stall_seconds
+        self._watchdog: asyncio.Task[None] | None = None
         self._proto: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
         self._on_reconnect: list[Callable[[], None]] = []
@@ -224,6 +235,8 @@ class PipelinedRedis:
             for command in setup:
                 await self._send(proto, command)
             replaced, self._proto = self._proto, proto
+            if self.stall_seconds is not None and self._watchdog is None:
+                self._watchdog = asyncio.ensure_future(self._watch(self.stall_seconds))
             if replaced is not None:
                 for callback in list(self._on_reconnect):
                     callback()
@@ -232,6 +245,8 @@ class PipelinedRedis:
     @staticmethod
     def _send(proto: _Protocol, args: tuple[Any, ...]) -> asyncio.Future[Reply]:
         waiter: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        if not proto.waiters:
+            proto.progress = time.monotonic()
         proto.waiters.append(waiter)
         proto.write(_encode(args))
         return waiter
@@ -276,7 +291,22 @@ class PipelinedRedis:
             asyncio.get_running_loop().call_soon(self._waits.pop, (replicas, timeout_ms), None)
         return int(await asyncio.shield(waiting))
 
+    async def _watch(self, stall: float) -> None:
+        while True:
+            await asyncio.sleep(stall / 4)
+            proto = self._proto
+            if (
+                proto is not None
+                and proto.lost is None
+                and proto.waiters
+                and time.monotonic() - proto.progress > stall
+            ):
+                proto.transport.abort()  # connection_lost fails what was owed
+
     async def aclose(self) -> None:
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:
+            watchdog.cancel()
         proto, self._proto = self._proto, None
         if proto is not None and proto.transport is not None:
             proto.transport.close()

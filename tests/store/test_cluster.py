@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
@@ -19,6 +20,7 @@ from app.store.cluster import ClusterPipelinedRedis
 from app.store.connection import is_cluster
 from app.store.pipelined import ReplyError
 from tests.conftest import cluster_redis_url
+from tests.store.local_cluster import LocalCluster
 
 
 def test_cluster_urls_parse() -> None:
@@ -248,3 +250,89 @@ async def test_wait_replicas_is_one_wait_per_master_per_loop_turn(
     assert await asyncio.gather(*(write(n) for n in names)) == [1] * len(names)
     assert await _wait_calls(address) - before <= 2  # one, or two if replies straddled turns
     await cluster.call_at(names[0], "DEL", *names)
+
+
+# -- a private cluster, broken on purpose (tests/store/local_cluster.py) ----------------------
+
+
+@pytest.fixture(scope="module")
+def private_cluster() -> Iterator[LocalCluster]:
+    cluster_redis_url()  # runs with the cluster tests (skipped, or failing in CI, without)
+    cluster = LocalCluster(7231).start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+async def _until_answered(client: ClusterPipelinedRedis, key: str, timeout: float) -> int:
+    """INCR ``key`` until a reply comes; the StoreUnavailable errors met on the way."""
+    errors = 0
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            await client.call_at(key, "INCR", key)
+            return errors
+        except StoreUnavailable:
+            errors += 1
+            assert time.monotonic() < deadline, f"no answer within {timeout} s"
+            await asyncio.sleep(0.05)
+
+
+@pytest.mark.asyncio
+async def test_a_killed_master_is_replaced_without_losing_what_a_replica_had(
+    private_cluster: LocalCluster,
+) -> None:
+    private_cluster.wait_ok()
+    private_cluster.wait_replicas()
+    client = ClusterPipelinedRedis([("127.0.0.1", private_cluster.ports[0])])
+    told: list[float] = []
+    client.on_reconnect(lambda: told.append(time.monotonic()))
+    key = "h2k" + uuid.uuid4().hex[:8]
+    try:
+        await client.call_at(key, "SET", key, 10)
+        assert await client.wait_replicas(key, 1, 2000) == 1  # the replica has it
+        old = private_cluster.master_of(key)
+        assert client.node_address(key) == ("127.0.0.1", old)
+        private_cluster.kill(old)
+        # Connections refused: the client waits for the promotion inside call_at (at most
+        # the one command in flight on the reset connection fails).
+        errors = await _until_answered(client, key, timeout=20)
+        assert errors <= 1
+        new = client.node_address(key)
+        assert new is not None and new[1] != old
+        assert await client.call_at(key, "GET", key) == b"11"
+        assert told  # the service drops its cached copies: the new master may lack writes
+    finally:
+        await client.aclose()
+        private_cluster.restart(old)
+        private_cluster.wait_ok()
+
+
+@pytest.mark.asyncio
+async def test_a_hung_master_is_dropped_and_its_replica_answers(
+    private_cluster: LocalCluster,
+) -> None:
+    """SIGSTOP: the connection stays open and silent. A command owed a reply fails after
+    stall_seconds (not never); once the replica is promoted, commands go there."""
+    private_cluster.wait_ok()
+    private_cluster.wait_replicas()
+    client = ClusterPipelinedRedis([("127.0.0.1", private_cluster.ports[0])], stall_seconds=1.0)
+    key = "h2h" + uuid.uuid4().hex[:8]
+    await client.call_at(key, "SET", key, 0)
+    assert await client.wait_replicas(key, 1, 2000) == 1
+    old = private_cluster.master_of(key)
+    private_cluster.pause(old)
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable):  # a TimeoutError here: it waited on the hung node
+            await asyncio.wait_for(client.call_at(key, "INCR", key), 5)
+        assert time.monotonic() - started < 3
+        await _until_answered(client, key, timeout=20)
+        new = client.node_address(key)
+        assert new is not None and new[1] != old
+        assert await client.call_at(key, "GET", key) == b"1"
+    finally:
+        await client.aclose()
+        private_cluster.resume(old)
+        private_cluster.wait_ok()
