@@ -21,7 +21,7 @@ import websockets
 
 from app.settings import Settings
 from app.store import keys, make_redis
-from tests.conftest import real_redis_url
+from tests.conftest import REDIS_BACKENDS, cluster_redis_url, real_redis_url
 from tests.realtime.harness import Client, create_table, guest, in_process_server
 
 pytestmark = pytest.mark.asyncio
@@ -33,7 +33,8 @@ SECRET = "test-secret-key-0123456789"
 async def server(
     kind: str, tmp_path: Any, **extra: Any
 ) -> AsyncIterator[tuple[str, aioredis.Redis]]:
-    """An in-process server on fakeredis or on the test Redis, and a client of that Redis."""
+    """An in-process server on fakeredis, on the test Redis or on the test Redis Cluster, and a
+    client of that Redis."""
     base: dict[str, Any] = {
         "database_url": f"sqlite:///{tmp_path}/hearts.sqlite3",
         "turn_timer_seconds": 0,
@@ -49,7 +50,7 @@ async def server(
         async with in_process_server(Settings(**base), fake) as address:
             yield address, fakeredis.FakeAsyncRedis(server=fake)
         return
-    url = real_redis_url()
+    url = cluster_redis_url() if kind == "cluster" else real_redis_url()
     namespace = "t" + uuid.uuid4().hex[:10]
     settings = Settings(redis_url=url, redis_namespace=namespace, secret_key=SECRET, **base)
     redis = make_redis(url)
@@ -155,7 +156,7 @@ async def test_spectators_come_and_go_without_a_table_version(kind: str, tmp_pat
         await host.close()
 
 
-@pytest.mark.parametrize("kind", ["fake", "real"])
+@pytest.mark.parametrize("kind", REDIS_BACKENDS)
 async def test_sockets_per_player_table_and_address(kind: str, tmp_path: Any) -> None:
     """Each socket limit refuses with 4429 and its words; nothing changes; a closed socket
     frees its place."""
@@ -209,7 +210,7 @@ async def test_sockets_per_player_table_and_address(kind: str, tmp_path: Any) ->
             await lobby.close()
 
 
-@pytest.mark.parametrize("kind", ["fake", "real"])
+@pytest.mark.parametrize("kind", REDIS_BACKENDS)
 async def test_chat_flood_from_five_sockets_is_limited(kind: str, tmp_path: Any) -> None:
     """205 chat lines from one player's five sockets: a window's worth is accepted, each as one
     version; the rest are refused and change nothing; the moves stay in the replay log."""
