@@ -32,6 +32,7 @@ from app.settings import Settings
 
 if TYPE_CHECKING:
     from app.friends.hub import FriendsHub
+    from app.jobs.review import ReviewRunner
     from app.realtime.hub import Hubs
     from app.store import Fanout, TableStore
     from app.tables import TableService
@@ -140,6 +141,8 @@ class Services:
     friends: FriendsHub | None = None
     # Prometheus counters and histograms of this app (app/metrics.py).
     metrics: Metrics = field(default_factory=Metrics)
+    # This instance's game review job runner (app/jobs/review.py), None when it runs none.
+    reviews: ReviewRunner | None = None
 
 
 def get_services(request: Request) -> Services:

@@ -24,6 +24,8 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api import security, strict
 from app.api.accounts import router as accounts_router
+from app.api.reviews import router as reviews_router
+from app.api.reviews import socket_router as review_socket_router
 from app.api.routes import router as api_router
 from app.api.sessions import SessionChanges
 from app.api.static import CompressReads, StaticSite
@@ -101,6 +103,8 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
     app.include_router(ws_router)
     app.include_router(accounts_router)  # accounts, profiles, history, ratings, replays
     app.include_router(friends_router)  # friends, presence, invitations (app/friends)
+    app.include_router(reviews_router)  # game reviews (app/api/reviews.py, issue 16)
+    app.include_router(review_socket_router)
 
     @app.get("/healthz")
     async def healthz() -> JSONResponse:
@@ -255,6 +259,19 @@ async def start_services(
         outbox.start()
         services.background.append(outbox)
         services.background.append(asyncio.create_task(outbox.watch(stop), name="outbox"))
+    if settings.run_review_jobs:
+        from app.jobs.review import ReviewRunner
+
+        services.reviews = ReviewRunner(
+            database,
+            redis,
+            settings.redis_namespace,
+            owner=instance_id,
+            workers=settings.review_workers,
+            lease_seconds=settings.review_lease_seconds,
+            poll_seconds=settings.review_poll_seconds,
+        )
+        services.background.append(asyncio.create_task(services.reviews.run(stop), name="reviews"))
     log.info("instance %s up (redis %s)", instance_id, settings.redis_url.split("@")[-1])
     return services
 

@@ -279,7 +279,7 @@ class GameReview(SQLModel, table=True):
     """The Expert's review of one seat of one finished game: computed once, read by anyone
     who may read the game. It is also the job's state: an instance holds ``lease_owner``
     until ``lease_until`` and renews it while it works; once the lease runs out (the instance
-    died), any instance takes the job over and goes on from the hands in ``partial``."""
+    died), any instance takes the job over and computes it again."""
 
     __tablename__ = "game_review"
     __table_args__ = (sa.Index("ix_game_review_status_lease_until", "status", "lease_until"),)
@@ -288,10 +288,8 @@ class GameReview(SQLModel, table=True):
     seat: int = Field(primary_key=True)
     status: str = Field(default="queued", max_length=16)
     progress: float = Field(default=0.0)  # 0 to 1: decisions reviewed / decisions to review
-    budget: int  # the review budget it was computed at (HEARTS_REVIEW_SAMPLES)
+    budget: int  # the review budget it was computed at (HEARTS_REVIEW_UNITS)
     result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
-    # While running: the hands reviewed so far (the review of each), kept across a takeover.
-    partial: list[Any] | None = Field(default=None, sa_type=sa.JSON)
     error: str | None = Field(default=None, max_length=200)
     requested_by: str | None = _fk("player.id", ondelete="SET NULL", nullable=True)
     lease_owner: str | None = Field(default=None, max_length=64)

@@ -66,3 +66,17 @@ def sessions_channel(namespace: str) -> str:
 def table_keys(table_id: str) -> tuple[str, ...]:
     """Every key of one table (for memory accounting and clean-up)."""
     return (version_key(table_id), state_key(table_id), log_key(table_id), moves_key(table_id))
+
+
+# --- game reviews (issue 16; app/jobs/review.py, app/api/reviews.py) --------------------------
+
+
+def review_channel(namespace: str, game_id: int, seat: int) -> str:
+    """Shard pub/sub (SPUBLISH, in its own hash tag's slot, as a table's channel): one review's
+    status and progress, to the sockets that follow it on any instance."""
+    return "{" + namespace + ":review:" + str(game_id) + "}:" + str(seat)
+
+
+def review_limits_prefix(namespace: str) -> str:
+    """The prefix of the per-player review request counters (app.db.ratelimit.AttemptLimiter)."""
+    return "{" + namespace + ":reviews}:limits"

@@ -28,7 +28,6 @@ def upgrade() -> None:
         sa.Column("progress", sa.Float(), nullable=False),
         sa.Column("budget", sa.Integer(), nullable=False),
         sa.Column("result", sa.JSON(), nullable=True),
-        sa.Column("partial", sa.JSON(), nullable=True),
         sa.Column("error", sa.String(length=200), nullable=True),
         sa.Column("requested_by", sa.String(length=32), nullable=True),
         sa.Column("lease_owner", sa.String(length=64), nullable=True),

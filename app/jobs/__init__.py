@@ -1,0 +1,1 @@
+"""Background jobs an instance runs beside its tables: game reviews (app.jobs.review)."""
