@@ -1,24 +1,29 @@
-"""Two server instances on one Redis serve the same table.
+"""Two server instances on one Redis, or on a Redis Cluster, serve the same table.
 
 With fakeredis the two instances run in this process (real sockets, one shared stand-in);
-with a real Redis they are two ``python -m app`` processes.
+with a real Redis or the test cluster (HEARTS_TEST_REDIS_CLUSTER_URL) they are two
+``python -m app`` processes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
+import signal
+import subprocess
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import fakeredis
 import pytest
-import redis
+import sqlalchemy as sa
 
 from app.settings import Settings
-from tests.conftest import real_redis_url
+from tests.conftest import cluster_redis_url, drop_namespace, real_redis_url
 from tests.realtime.harness import (
     Client,
     create_table,
@@ -33,8 +38,57 @@ pytestmark = pytest.mark.asyncio
 SECRET = "test-secret-key-0123456789"
 
 
+def redis_url(kind: str) -> str:
+    return cluster_redis_url() if kind == "cluster" else real_redis_url()
+
+
+def server_env(kind: str, namespace: str, db: str) -> dict[str, str]:
+    return {
+        "HEARTS_REDIS_URL": redis_url(kind),
+        "HEARTS_REDIS_NAMESPACE": namespace,
+        "HEARTS_DATABASE_URL": db,
+        "HEARTS_SECRET_KEY": SECRET,
+        "HEARTS_TURN_TIMER_SECONDS": "0",
+        "HEARTS_BOT_DELAY_MIN_MS": "0",
+        "HEARTS_BOT_DELAY_MAX_MS": "0",
+        "HEARTS_HAND_PAUSE_MS": "0",
+        "HEARTS_WS_RATE_PER_SECOND": "1000",
+    }
+
+
+@contextlib.contextmanager
+def dropped_afterwards(kind: str, namespace: str) -> Iterator[None]:
+    """The namespace's keys go afterwards: the per-shard ones have no expiry."""
+    try:
+        yield
+    finally:
+        drop_namespace(redis_url(kind), namespace)
+
+
+def sql_count(db: str, table: str) -> int:
+    engine = sa.create_engine(db)
+    try:
+        with engine.connect() as connection:
+            return int(connection.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar_one())
+    finally:
+        engine.dispose()
+
+
+async def stored_once(db: str, games: int, hands: int) -> None:
+    """The finished games and hands reach SQL, each once (both instances write results)."""
+    deadline = time.monotonic() + 20
+    while (sql_count(db, "game"), sql_count(db, "hand")) != (games, hands):
+        assert time.monotonic() < deadline, (sql_count(db, "game"), sql_count(db, "hand"))
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.5)  # and no second copy comes later
+    assert (sql_count(db, "game"), sql_count(db, "hand")) == (games, hands)
+
+
 @contextlib.asynccontextmanager
-async def two_instances(kind: str, tmp_path: Any) -> AsyncIterator[tuple[str, str]]:
+async def two_instances(
+    kind: str, tmp_path: Any
+) -> AsyncIterator[tuple[str, str, subprocess.Popen[bytes] | None]]:
+    """Instances A and B; A's process too (None when in this process)."""
     db = f"sqlite:///{tmp_path}/hearts.sqlite3"
     if kind == "fake":
         fake = fakeredis.FakeServer()
@@ -54,37 +108,30 @@ async def two_instances(kind: str, tmp_path: Any) -> AsyncIterator[tuple[str, st
                 Settings(instance_id="B", migrate_on_start=False, **common), fake
             ) as b,
         ):
-            yield a, b
+            yield a, b, None
         return
     namespace = "t" + uuid.uuid4().hex[:10]
     env = {
-        "HEARTS_REDIS_URL": real_redis_url(),
-        "HEARTS_REDIS_NAMESPACE": namespace,
-        "HEARTS_DATABASE_URL": db,
-        "HEARTS_SECRET_KEY": SECRET,
-        "HEARTS_TURN_TIMER_SECONDS": "0",
-        "HEARTS_BOT_DELAY_MIN_MS": "0",
-        "HEARTS_BOT_DELAY_MAX_MS": "0",
-        "HEARTS_HAND_PAUSE_MS": "0",
-        "HEARTS_WS_RATE_PER_SECOND": "1000",
+        **server_env(kind, namespace, db),
+        # For the computers' table at the end: their turns take a moment, and a turn an
+        # instance held when it died is taken over after 2 s.
+        "HEARTS_BOT_DELAY_MIN_MS": "40",
+        "HEARTS_BOT_DELAY_MAX_MS": "40",
+        "HEARTS_DUE_LEASE_SECONDS": "2",
     }
-    try:
-        with (
-            subprocess_server({**env, "HEARTS_INSTANCE_ID": "A"}) as (a, _),
-            subprocess_server(
-                {**env, "HEARTS_INSTANCE_ID": "B", "HEARTS_MIGRATE_ON_START": "false"}
-            ) as (b, _),
-        ):
-            yield a, b
-    finally:  # the results stream has no expiry
-        client = redis.Redis.from_url(real_redis_url())
-        client.delete(
-            "{" + namespace + ":outbox}:results",
-            f"{namespace}:due",
-            f"{namespace}:lobby",
-            f"{namespace}:database",
-        )
-        client.close()
+    with (
+        dropped_afterwards(kind, namespace),
+        subprocess_server({**env, "HEARTS_INSTANCE_ID": "A"}) as (a, proc_a),
+        subprocess_server(
+            {**env, "HEARTS_INSTANCE_ID": "B", "HEARTS_MIGRATE_ON_START": "false"}
+        ) as (b, _),
+    ):
+        yield a, b, proc_a
+
+
+def last_version(client: Client) -> int:
+    """The newest version a client was sent."""
+    return max(m["version"] for m in client.messages if m["type"] in ("state", "events"))
 
 
 def game_events(client: Client) -> list[tuple[int, str]]:
@@ -96,9 +143,12 @@ def game_events(client: Client) -> list[tuple[int, str]]:
     return out
 
 
-@pytest.mark.parametrize("kind", ["fake", "real"])
+@pytest.mark.parametrize("kind", ["fake", "real", "cluster"])
 async def test_two_instances_same_table_same_order(kind: str, tmp_path: Any) -> None:
-    async with two_instances(kind, tmp_path) as (a, b):
+    """The move race, the same events in the same order on both instances, a spectator who
+    comes back on the other instance gets what it missed, and the results reach SQL once.
+    Then (two processes) A is killed while computers play: B takes their turns over."""
+    async with two_instances(kind, tmp_path) as (a, b, proc_a):
         t0, _ = await guest(a, "OnA")
         t1, _ = await guest(b, "OnB")
         table_id = (
@@ -108,7 +158,8 @@ async def test_two_instances_same_table_same_order(kind: str, tmp_path: Any) -> 
         p1 = Client(b, table_id, t1, "p1")
         watch_a = Client(a, table_id, None, "watch-a")
         watch_b = Client(b, table_id, None, "watch-b")
-        for c in (p0, p1, watch_a, watch_b):
+        roamer = Client(b, table_id, None, "roamer")  # leaves B mid-game, back on A
+        for c in (p0, p1, watch_a, watch_b, roamer):
             await c.connect()
             await c.wait(lambda m: m["type"] == "state")
         assert (await p1.command("sit", seat=1))["type"] == "ack"
@@ -162,8 +213,19 @@ async def test_two_instances_same_table_same_order(kind: str, tmp_path: Any) -> 
                 n = len(client.messages)
                 await client.wait(lambda m: m["type"] == "state", start=n)
 
-        await asyncio.wait_for(asyncio.gather(play(p0, 0), play(p1, 1)), 120)
-        for c in (watch_a, watch_b, p0, p1):
+        async def roam() -> tuple[int, Client]:
+            await roamer.wait_state(lambda m: m["version"] >= version + 12)
+            seen = last_version(roamer)
+            await roamer.close()
+            await watch_a.wait(lambda m: m.get("version", 0) >= seen + 4)  # missed moves
+            back = Client(a, table_id, None, "roamer-on-a")
+            await back.connect(last_version=seen)
+            return seen, back
+
+        _, (seen, back) = await asyncio.wait_for(
+            asyncio.gather(asyncio.gather(play(p0, 0), play(p1, 1)), roam()), 120
+        )
+        for c in (watch_a, watch_b, p0, p1, back):
             await c.wait_state(lambda m: m["table"]["status"] == "over")
         await asyncio.sleep(0.2)
         # Everyone, on either instance, saw the same public events in the same order.
@@ -172,5 +234,47 @@ async def test_two_instances_same_table_same_order(kind: str, tmp_path: Any) -> 
         tail = [e for e in seq if e[0] > 10]
         for c in (p0, p1):
             assert [e for e in game_events(c) if e[0] > 10] == tail
-        for c in (p0, p1, watch_a, watch_b):
+        # The roamer, back on the other instance, got what it missed and nothing twice.
+        roamed = [e for e in game_events(roamer) if e[0] <= seen] + game_events(back)
+        assert roamed == seq
+        for c in (p0, p1, watch_a, watch_b, back):
             await c.close()
+        # One game of one hand, stored once though both instances write results.
+        db = f"sqlite:///{tmp_path}/hearts.sqlite3"
+        await stored_once(db, games=1, hands=1)
+        if proc_a is not None:
+            await computers_take_over_when_an_instance_is_killed(a, b, proc_a)
+            await stored_once(db, games=2, hands=2)
+
+
+async def computers_take_over_when_an_instance_is_killed(
+    a: str, b: str, proc_a: subprocess.Popen[bytes]
+) -> None:
+    """A table of computers plays; A is killed (SIGKILL: nothing handed back). B claims the
+    turns A held once their leases run out, and plays the game to its end."""
+    token, _ = await guest(a, "Host")
+    table_id = (
+        await create_table(
+            a,
+            token,
+            preset="classic",
+            options={"end": "hands", "hands": 1},
+            bots={str(seat): "easy" for seat in (1, 2, 3)},
+        )
+    )["table"]["id"]
+    host = Client(a, table_id, token, "host")
+    await host.connect()
+    started = await host.command("start")
+    assert started["type"] == "ack", started
+    assert (await host.command("leave"))["type"] == "ack"  # computers only from here
+    await host.close()
+    watcher = Client(b, table_id, None, "watcher")
+    await watcher.connect()
+    await watcher.wait_state(lambda m: m["version"] >= started["version"] + 8, timeout=30)
+    os.kill(proc_a.pid, signal.SIGKILL)
+    proc_a.wait(10)
+    killed_at = last_version(watcher)
+    final = await watcher.wait_state(lambda m: m["table"]["status"] == "over", timeout=60)
+    assert final["version"] > killed_at + 10  # B played the rest
+    assert final["view"]["phase"] == "over"
+    await watcher.close()
