@@ -10,8 +10,10 @@ from typing import Any
 import fakeredis
 import orjson
 import pytest
+import redis.asyncio as aioredis
 
 from app.friends.hub import FriendsHub, _Local, combine, presence_key
+from app.friends.invites import Invitations, invites_key
 from app.settings import SettingsError, load_settings
 from app.store import make_redis
 from tests.store.test_redis_restart import RedisServer
@@ -49,28 +51,57 @@ class _NoFanout:
 
 
 @pytest.mark.asyncio
-async def test_heartbeat_refreshes_every_local_player_in_one_pipeline() -> None:
-    redis = fakeredis.FakeAsyncRedis()
-    hub = FriendsHub(redis, None, _NoFanout(), "ns", "A", ttl_seconds=30)  # type: ignore[arg-type]
+async def test_heartbeat_refreshes_every_local_player_in_one_pipeline(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    redis = redis_client
+    ns = namespace
+    hub = FriendsHub(redis, None, _NoFanout(), ns, "A", ttl_seconds=30)  # type: ignore[arg-type]
     hub.local["p1"] = _Local(tables={"t1": (True, True, 1.0)})
     hub.local["p2"] = _Local(tables={"t2": (False, False, 1.0)}, hidden=True)  # appear offline
     await hub.heartbeat()
-    assert await redis.hkeys(presence_key("ns", "p1")) == [b"A"]
-    assert 0 < await redis.pttl(presence_key("ns", "p1")) <= 30_000
-    assert not await redis.exists(presence_key("ns", "p2"))
+    assert await redis.hkeys(presence_key(ns, "p1")) == [b"A"]
+    assert 0 < await redis.pttl(presence_key(ns, "p1")) <= 30_000
+    assert not await redis.exists(presence_key(ns, "p2"))
     state = await hub.presence_of(["p1", "p2"])
     assert state["p1"] == {"s": "playing", "t": "t1", "pub": True}
     assert state["p2"] == {"s": "offline"}
-    await redis.aclose()
+    # One player's change: written and read back in one transaction (one key), announced.
+    hub.local["p1"] = _Local(lobby={object(): False})
+    await hub._publish_presence("p1")
+    assert (await hub.presence_of(["p1"]))["p1"] == {"s": "lobby"}
+    hub.local["p1"].hidden = True
+    await hub._publish_presence("p1")
+    assert not await redis.exists(presence_key(ns, "p1"))
 
 
 @pytest.mark.asyncio
-async def test_a_dead_instances_players_go_offline_at_the_next_reconcile() -> None:
+async def test_invitations_are_kept_per_invitee(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    invitations = Invitations(redis_client, namespace)
+    first = await invitations.add("bob", {"table_id": "t1", "from": "ann"})
+    again = await invitations.add("bob", {"table_id": "t1", "from": "ann"})  # replaces it
+    other = await invitations.add("bob", {"table_id": "t2", "from": "cy"})
+    assert [i["id"] for i in await invitations.of("bob")] == [again["id"], other["id"]]
+    assert await invitations.get("bob", first["id"]) is None
+    assert (await invitations.get("bob", other["id"]) or {})["from"] == "cy"
+    assert await redis_client.ttl(invites_key(namespace, "bob")) > 0
+    assert await invitations.drop("bob", again["id"])
+    assert not await invitations.drop("bob", again["id"])
+    assert await invitations.of("ann") == []
+
+
+@pytest.mark.asyncio
+async def test_a_dead_instances_players_go_offline_at_the_next_reconcile(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
     """Instance B holds Bob and dies without a word: his field expires, and instance A, whose
     lobby socket of Ann watches him, shows him offline at its next heartbeat."""
-    redis = fakeredis.FakeAsyncRedis()
-    a = FriendsHub(redis, None, _NoFanout(), "ns", "A", ttl_seconds=0.3)  # type: ignore[arg-type]
-    b = FriendsHub(redis, None, _NoFanout(), "ns", "B", ttl_seconds=0.3)  # type: ignore[arg-type]
+    redis = redis_client
+    ns = namespace
+    a = FriendsHub(redis, None, _NoFanout(), ns, "A", ttl_seconds=0.3)  # type: ignore[arg-type]
+    b = FriendsHub(redis, None, _NoFanout(), ns, "B", ttl_seconds=0.3)  # type: ignore[arg-type]
     ann_socket = _Conn()
     a.local["ann"] = _Local(lobby={ann_socket: False}, friends={"bob"})
     a.watchers["bob"] = {"ann"}
@@ -85,7 +116,6 @@ async def test_a_dead_instances_players_go_offline_at_the_next_reconcile() -> No
     await asyncio.sleep(0.35)  # B is gone: no heartbeat
     await a.reconcile()
     assert ann_socket.sent[-1]["state"] == "offline"
-    await redis.aclose()
 
 
 @pytest.mark.asyncio
