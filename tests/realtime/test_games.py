@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import uuid
 from typing import Any
 
 import fakeredis
@@ -19,7 +20,8 @@ import pytest
 
 from app import engine
 from app.settings import Settings
-from app.store import keys
+from app.store import keys, make_redis
+from tests.conftest import cluster_redis_url, drop_namespace
 from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
 
 pytestmark = pytest.mark.asyncio
@@ -290,3 +292,74 @@ async def test_compact_states_rebuild_the_full_views(tmp_path: Any) -> None:
                     assert views[version]["view"] == expected
         for client in (*clients, full, compact):
             await client.close()
+
+
+async def test_one_hand_of_every_preset_across_two_instances_on_the_cluster(
+    tmp_path: Any,
+) -> None:
+    """Redis Cluster (HEARTS_TEST_REDIS_CLUSTER_URL): two instances, one table of each preset
+    at once (their shards spread over the masters), the seats alternately on A and B and a
+    spectator on each; every message every recipient got is its own engine view, with no
+    hidden card. One hand each, to keep the suite's time."""
+    url = cluster_redis_url()
+    namespace = "t" + uuid.uuid4().hex[:10]
+    base = settings_for(
+        tmp_path,
+        hand_pause_ms=50,
+        redis_url=url,
+        redis_namespace=namespace,
+        secret_key="test-secret-key-0123456789",
+        ws_sockets_per_address=1000,
+        ws_connects_per_minute_per_address=100_000,
+        max_guests_per_address=0,
+    )
+    redis = make_redis(url)
+    try:
+        async with (
+            in_process_server(base.model_copy(update={"instance_id": "A"})) as a,
+            in_process_server(
+                base.model_copy(update={"instance_id": "B", "migrate_on_start": False})
+            ) as b,
+        ):
+
+            async def one(preset: str) -> None:
+                players = engine.make_rules(preset).players
+                addresses = [(a, b)[seat % 2] for seat in range(players)]
+                logins = [await guest(addresses[i], f"P{i}") for i in range(players)]
+                created = await create_table(
+                    a, logins[0][0], preset=preset, options={"end": "hands", "hands": 1}
+                )
+                table_id = created["table"]["id"]
+                clients = [
+                    Client(address, table_id, token, f"{preset}-P{i}")
+                    for i, (address, (token, _)) in enumerate(zip(addresses, logins, strict=True))
+                ]
+                spectators = [Client(x, table_id, None, f"{preset}-watch") for x in (a, b)]
+                for client in (*clients, *spectators):
+                    await client.connect()
+                for i, client in enumerate(clients[1:], start=1):
+                    reply = await client.command("sit", seat=i)
+                    assert reply["type"] == "ack", reply
+                reply = await clients[0].command("start")
+                assert reply["type"] == "ack", reply
+                start_version = reply["version"]
+                blob = orjson.loads(await redis.get(keys.state_key(table_id)))
+                seed = int(blob["seed"])
+                rules = engine.make_rules(preset, blob["options"])
+                applied = await play_to_end(clients, list(range(players)), seed)
+                for spectator in spectators:
+                    final = await spectator.wait_state(lambda m: m["table"]["status"] == "over")
+                    assert final["view"]["phase"] == "over" and final["view"]["winners"]
+                await asyncio.sleep(0.1)
+                paused: set[int] = set()
+                for seat, client in enumerate(clients):
+                    assert scan(client, seat, rules, seed, applied, start_version, paused) > 0
+                for spectator in spectators:
+                    assert scan(spectator, None, rules, seed, applied, start_version, paused) > 0
+                for client in (*clients, *spectators):
+                    await client.close()
+
+            await asyncio.gather(*(one(preset) for preset in sorted(engine.PRESETS)))
+    finally:
+        await redis.aclose()
+        drop_namespace(url, namespace)
