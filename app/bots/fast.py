@@ -3,7 +3,9 @@
 ``standard_rollout`` plays exactly the Standard policy of ``standard.py`` (a test checks the two
 agree card for card), but keeps the whole hand in local variables and reads bit masks instead of
 calling the policy once per card: Pro's and Expert's searches spend most of their time here, and
-this makes them about twice as fast without changing a single decision.
+this makes them about twice as fast without changing a single decision.  It is the one flat
+rollout loop (``policy.policy_rollout``, which also plays Expert's policy) with no policy player;
+``standard_card`` is the same Standard card as a function (for the inference).
 
 Within one suit a card's index order is its rank order, so "the highest card of a suit mask below
 the winning card" is a bit operation: ``(m & ((1 << w) - 1)).bit_length() - 1``.
@@ -126,140 +128,9 @@ def _lowest_lead(legal: int) -> int:
 def standard_rollout(sim: Sim) -> list[int]:
     """Play the hand out in place, every holder by the Standard policy; points per scorer.
 
-    Exactly ``standard.rollout`` for the games of ``flat_ok``."""
-    t = sim.t
-    dummy = t.game == "dummy"
-    scorer_of = t.scorer_of
-    joker = sim.joker
-    ft = fast_tables(t)
-    key_all = ft.key
-    pos = ft.pos
-    val = ft.val
-    heavy = ft.heavy
-    trump = ft.trump
-    dump_order = ft.dump_order
-    hands = sim.hands
-    taken = sim.taken
-    won = sim.won
-    breakers = t.breakers
-    orders = t.orders
-    n = len(sim.order)
-    order = sim.order
-    trick_no = sim.trick_no
-    broken = sim.broken
-    flm = sim.first_lead_mask
-    played = sim.played
-    # the trick in progress (possibly empty)
-    cards = list(sim.cards)
-    holders = list(sim.holders)
-    start = len(cards)
-    led = sim.led_suit
-    while True:
-        m = 0
-        best = 0  # the winning key so far
-        wc = -1  # the winning card so far
-        winner = order[0]
-        points = 0
-        net = 0
-        key = key_all[led] if led >= 0 else key_all[0]
-        for i in range(start):
-            c = cards[i]
-            m |= 1 << c
-            points += pos[c]
-            net += val[c]
-            if led >= 0:
-                kv = key[c]
-                if kv > best:
-                    best = kv
-                    wc = c
-                    winner = holders[i]
-        for i in range(start, n):
-            h = order[i]
-            hand = hands[h]
-            legal = legal_mask(t, hand, trick_no, i, led, broken, flm)
-            if led < 0:
-                c = _lowest_lead(legal)
-            else:
-                follow = legal & SUIT[led]
-                if not follow:
-                    cand = legal
-                    if trump:
-                        under = legal & ~ft.hearts
-                        if wc >= 0 and wc // 13 == 3:
-                            under |= legal & ft.hearts & ((1 << wc) - 1)
-                        elif wc >= 0 and led == 3:
-                            under |= legal & ((1 << wc) - 1) & ft.hearts
-                        if under:
-                            cand = under
-                    for c in dump_order:
-                        if cand >> c & 1:
-                            break
-                else:
-                    if wc >= 0 and wc // 13 == led:
-                        under = follow & ((1 << wc) - 1)
-                    else:
-                        under = follow  # the trick is won by a trump: every card is under
-                    if i < n - 1:
-                        if under:
-                            c = under.bit_length() - 1
-                        else:
-                            c = (follow & -follow).bit_length() - 1
-                    elif net < 0:
-                        safe = follow & ~heavy or follow
-                        c = safe.bit_length() - 1
-                    elif points > 0:
-                        if under:
-                            c = under.bit_length() - 1
-                        else:
-                            safe = follow & ~heavy or follow
-                            c = safe.bit_length() - 1
-                    else:
-                        c = follow.bit_length() - 1
-                        if (1 << c) & heavy and key[c] > best:
-                            rest = follow & ~heavy
-                            if rest:
-                                c = rest.bit_length() - 1
-            b = 1 << c
-            hands[h] = hand ^ b
-            m |= b
-            points += pos[c]
-            net += val[c]
-            if led < 0 and c < 52:
-                led = c // 13
-                key = key_all[led]
-            if led >= 0:
-                kv = key[c]
-                if kv > best:
-                    best = kv
-                    wc = c
-                    winner = h
-        sc = scorer_of[winner]
-        taken[sc] |= m
-        won[sc] += 1
-        played |= m
-        if m & breakers:
-            broken = True
-        trick_no += 1
-        start = 0
-        led = -1
-        if dummy:
-            if not (hands[0] | hands[1]):
-                break
-            joker = 1 - joker
-            order = DUMMY_ORDERS[winner][joker]
-            continue
-        order = orders[winner]
-        if not hands[winner]:
-            break
-    sim.trick_no = trick_no
-    sim.broken = broken
-    sim.played = played
-    sim.order = order
-    sim.joker = joker
-    sim.cards = []
-    sim.holders = []
-    sim.led_suit = -1
-    return fast_score(sim)
+    Exactly ``standard.rollout`` for the games of ``flat_ok``: the one flat rollout
+    (``policy.policy_rollout``) with no policy player."""
+    return _flat_rollout(sim, 0)
 
 
 def rollout(sim: Sim) -> list[int]:
@@ -402,3 +273,8 @@ def double_rollout(sim: Sim, smart: int = 0) -> list[int]:
     sim.led_suit = -1
     sim.lead_face = 0
     return sim.score()
+
+
+# the one flat rollout lives in ``policy.py`` (it plays the policy too), which imports this
+# module's tables: bound here, at the end (the package imports this module first, via players)
+from .policy import policy_rollout as _flat_rollout  # noqa: E402

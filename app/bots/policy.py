@@ -33,7 +33,7 @@ from app.engine import Tables
 from app.engine.game import legal_mask
 from app.engine.playout import Sim
 
-from .fast import DUMMY_ORDERS, fast_score, fast_tables, standard_card
+from .fast import DUMMY_ORDERS, _lowest_lead, fast_score, fast_tables
 from .standard import standard_tables
 
 SUIT = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
@@ -301,15 +301,23 @@ def policy_card(
 
 
 def policy_rollout(sim: Sim, smart: int = -1) -> list[int]:
-    """Play the hand out in place; points per scorer (classic).  Holders in the bit mask
-    ``smart`` play by the policy, the others by Standard (default: all by the policy), except
-    that a player running for the moon always runs for it."""
+    """Play the hand out in place; points per scorer.  The one flat rollout of the games with
+    one face per card (classic, the dummy game, 28 cards): holders in the bit mask ``smart``
+    play by the policy (default: all), the others by the seed's Standard rule (the same card as
+    ``standard_card``, inlined: this loop is where Pro's and Expert's searches spend their time).
+    With policy players, a player running for the moon always runs for it; with none
+    (``smart == 0``, ``fast.standard_rollout``) nobody does: that is exactly the Standard
+    rollout (``standard.rollout``; a test checks them card for card)."""
     t = sim.t
-    pt = policy_tables(t)
     ft = fast_tables(t)
+    pt = policy_tables(t) if smart else None
     key_all = t.key[0]
-    pos = pt.pos
-    val = pt.val
+    pos = ft.pos
+    val = ft.val
+    heavy = ft.heavy
+    trump = ft.trump
+    ft_hearts = ft.hearts
+    dump_order = ft.dump_order
     hands = sim.hands
     taken = sim.taken
     won = sim.won
@@ -321,42 +329,48 @@ def policy_rollout(sim: Sim, smart: int = -1) -> list[int]:
     broken = sim.broken
     flm = sim.first_lead_mask
     played = sim.played
-    pos_mask = pt.pos_mask
     dummy = t.game == "dummy"
     scorer_of = t.scorer_of
     joker = sim.joker
-    players = 0 if dummy else t.n  # the dummy game: no moon running (the dummy holds cards)
-    half = pt.moon_need * DEFEND_SHARE
-    go = pt.moon_need * SHOOT_SHARE
-    got = []
-    for m in taken:
-        p = 0
-        m &= pos_mask
-        while m:
-            low = m & -m
-            p += pos[low.bit_length() - 1]
-            m ^= low
-        got.append(p)
+    # moon running: with policy players, outside the dummy game (there the dummy holds cards)
+    players = 0 if dummy or pt is None else t.n
+    got = [0] * len(taken)
+    half = go = 0.0
+    if players and pt is not None:
+        half = pt.moon_need * DEFEND_SHARE
+        go = pt.moon_need * SHOOT_SHARE
+        pos_mask = pt.pos_mask
+        for sc, m in enumerate(taken):
+            p = 0
+            m &= pos_mask
+            while m:
+                low = m & -m
+                p += pos[low.bit_length() - 1]
+                m ^= low
+            got[sc] = p
+    runner = -1
+    shooting = False
     cards = list(sim.cards)
     holders = list(sim.holders)
     start = len(cards)
     led = sim.led_suit
     while True:
-        # a moon runner: the only player with points, at least half of them
-        runner = -1
-        for sc in range(players):
-            if got[sc]:
-                if runner == -1:
-                    runner = sc
-                else:
-                    runner = -2
-                    break
-        if runner >= 0 and got[runner] < half:
+        if players:
+            # a moon runner: the only player with points, at least half of them
             runner = -1
-        shooting = runner >= 0 and got[runner] >= go
+            for sc in range(players):
+                if got[sc]:
+                    if runner == -1:
+                        runner = sc
+                    else:
+                        runner = -2
+                        break
+            if runner >= 0 and got[runner] < half:
+                runner = -1
+            shooting = runner >= 0 and got[runner] >= go
         m = 0
-        best = 0
-        wc = -1
+        best = 0  # the winning key so far
+        wc = -1  # the winning card so far
         winner = order[0]
         points = 0
         net = 0
@@ -378,9 +392,7 @@ def policy_rollout(sim: Sim, smart: int = -1) -> list[int]:
             legal = legal_mask(t, hand, trick_no, i, led, broken, flm)
             if not legal & (legal - 1):
                 c = legal.bit_length() - 1
-            elif not smart >> h & 1 and not (shooting and h == runner):
-                c = standard_card(ft, legal, led, wc, best, points, net, i == n - 1)
-            else:
+            elif pt is not None and (smart >> h & 1 or (shooting and h == runner)):
                 c = policy_card(
                     pt,
                     hand,
@@ -395,6 +407,47 @@ def policy_rollout(sim: Sim, smart: int = -1) -> list[int]:
                     h == runner and shooting,
                     dummy and i == 1 and h >= 2,
                 )
+            elif led < 0:
+                c = _lowest_lead(legal)
+            else:
+                # the Standard card (``fast.standard_card``)
+                follow = legal & SUIT[led]
+                if not follow:
+                    cand = legal
+                    if trump:
+                        under = legal & ~ft_hearts
+                        if wc >= 0 and wc // 13 == 3:  # a heart (trump) is winning
+                            under |= legal & ft_hearts & ((1 << wc) - 1)
+                        if under:
+                            cand = under
+                    for c in dump_order:
+                        if cand >> c & 1:
+                            break
+                else:
+                    if wc >= 0 and wc // 13 == led:
+                        under = follow & ((1 << wc) - 1)
+                    else:
+                        under = follow  # the trick is won by a trump: every card is under
+                    if i < n - 1:
+                        if under:
+                            c = under.bit_length() - 1
+                        else:
+                            c = (follow & -follow).bit_length() - 1
+                    elif net < 0:
+                        safe = follow & ~heavy or follow
+                        c = safe.bit_length() - 1
+                    elif points > 0:
+                        if under:
+                            c = under.bit_length() - 1
+                        else:
+                            safe = follow & ~heavy or follow
+                            c = safe.bit_length() - 1
+                    else:
+                        c = follow.bit_length() - 1
+                        if (1 << c) & heavy and key[c] > best:
+                            rest = follow & ~heavy
+                            if rest:
+                                c = rest.bit_length() - 1
             b = 1 << c
             hands[h] = hand ^ b
             m |= b
