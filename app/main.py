@@ -184,12 +184,12 @@ async def start_services(
     # The Redis namespace belongs to one database: refuse to share its results stream with
     # another deployment (app.db.deployment; raises DeploymentMismatch).
     await deployment.check(redis, settings.redis_namespace, database)
-    # Finished hands and games are added to the outbox stream by the commit script itself.
+    # Finished hands and games are added to the results streams (one per shard) by the
+    # commit script itself.
     store = TableStore(
         redis,
         namespace=settings.redis_namespace,
         log_size=settings.event_log_size,
-        results_stream=results_stream(settings),
         fast=None if settings.uses_memory_redis else PipelinedRedis.from_url(settings.redis_url),
     )
     computer = ComputerPlayers(
@@ -250,9 +250,7 @@ async def start_services(
         # The in-process stand-in cannot be shared with another process.
         from app.db.outbox import OutboxWorker
 
-        worker = OutboxWorker(
-            redis, database, stream=results_stream(settings), namespace=settings.redis_namespace
-        )
+        worker = OutboxWorker(redis, database, namespace=settings.redis_namespace)
         services.background.append(asyncio.create_task(worker.run(stop), name="outbox"))
     elif settings.run_outbox_worker:
         outbox = OutboxProcess(settings)
@@ -283,12 +281,6 @@ async def find_game_id(database: Database, table_id: str, game_no: int) -> int |
     return await run_in_threadpool(ended_game_id, database, table_id, game_no)
 
 
-def results_stream(settings: Settings) -> str:
-    """The outbox stream of this deployment (``{hearts:outbox}:results`` by default): one per
-    Redis namespace, so deployments sharing a Redis database never take each other's results."""
-    return "{" + settings.redis_namespace + ":outbox}:results"
-
-
 class OutboxProcess:
     """The results writer (app.db.outbox) in a process of its own.
 
@@ -313,7 +305,6 @@ class OutboxProcess:
             args=(
                 self.settings.redis_url,
                 self.settings.database_url,
-                results_stream(self.settings),
                 self.settings.log_level,
                 os.getpid(),
                 self.settings.redis_namespace,

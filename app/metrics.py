@@ -1,9 +1,10 @@
 """Prometheus metrics (``/metrics``): what an operator watches, at almost no cost per move.
 
 The move path only bumps counters and observes histograms in this process (no I/O). What
-lives in Redis (the due set's lag, the results outbox and its dead letters, the SQL write
-times the results writers record) is read when Prometheus scrapes, in one pipelined round
-trip with a time limit. One registry per app, so tests can build as many apps as they like.
+lives in Redis (the due sets' lag, the results streams and their dead letters, the SQL write
+times the results writers record; one of each per shard) is read when Prometheus scrapes, in
+two pipelined round trips with a time limit. One registry per app, so tests can build as many
+apps as they like.
 
 Not public by default: ``HEARTS_METRICS_TOKEN`` opens ``/metrics`` on the app's own port to
 requests carrying ``Authorization: Bearer <token>``; ``HEARTS_METRICS_PORT`` serves it on a
@@ -25,6 +26,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import HistogramMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from app.store import keys
+
 if TYPE_CHECKING:
     from app.deps import Services
 
@@ -38,19 +41,15 @@ BOT_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 1
 SQL_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 SCRAPE_TIMEOUT_SECONDS = 2.0
 # The results writers (one per instance, in processes of their own) add each write's time to
-# one hash next to the stream: fields "b<i>" (writes at most SQL_BUCKETS[i]), "n" (all
-# writes) and "sum" (seconds). Updated in the pipeline that acknowledges the record.
+# one hash next to the record's stream (one per shard, app.store.keys.sql_time_key): fields
+# "b<i>" (writes at most SQL_BUCKETS[i]), "n" (all writes) and "sum" (seconds). Updated in
+# the transaction that acknowledges the record; a scrape adds up the shards.
 SQL_TIME_TTL_SECONDS = 7 * 86_400
-
-
-def sql_time_key(stream: str) -> str:
-    """The hash of SQL write times beside the results ``stream`` (same hash tag)."""
-    return stream + ":sqltime"
 
 
 def record_sql_write(pipe: Any, stream: str, seconds: float) -> None:
     """Queue on ``pipe`` the commands that count one SQL write of ``seconds``."""
-    key = sql_time_key(stream)
+    key = keys.sql_time_key(stream)
     for i, bound in enumerate(SQL_BUCKETS):
         if seconds <= bound:
             pipe.hincrby(key, f"b{i}", 1)
@@ -191,23 +190,25 @@ class Metrics:
             self.scrape_errors.inc()
 
     async def _read_redis(self, services: Services) -> None:
-        from app.db.outbox import dead_letter_key
-        from app.main import results_stream
-
-        stream = results_stream(services.settings)
+        # Every shard's due set, results stream, dead letters and SQL times, added up.
         now_ms = time.time() * 1000
+        oldest, overdue = await services.store.due_overview(now_ms)
+        streams = keys.results_keys(services.settings.redis_namespace)
         pipe = services.redis.pipeline(transaction=False)
-        pipe.zrangebyscore(services.store.due_key, "-inf", now_ms, start=0, num=1, withscores=True)
-        pipe.zcount(services.store.due_key, "-inf", now_ms)
-        pipe.xlen(stream)
-        pipe.xlen(dead_letter_key(stream))
-        pipe.hgetall(sql_time_key(stream))
-        oldest, overdue, backlog, dead, sql = await pipe.execute()
-        self.due_lag.set(max(0.0, (now_ms - float(oldest[0][1])) / 1000) if oldest else 0.0)
-        self.due_overdue.set(int(overdue))
-        self.outbox_backlog.set(int(backlog))
-        self.dead_letters.set(int(dead))
-        self.sql_writes.fields = {_text(k): float(v) for k, v in sql.items()}
+        for stream in streams:
+            pipe.xlen(stream)
+            pipe.xlen(keys.dead_letters_key(stream))
+            pipe.hgetall(keys.sql_time_key(stream))
+        replies = await pipe.execute()
+        self.due_lag.set(max(0.0, (now_ms - oldest) / 1000) if oldest is not None else 0.0)
+        self.due_overdue.set(overdue)
+        self.outbox_backlog.set(sum(int(n) for n in replies[0::3]))
+        self.dead_letters.set(sum(int(n) for n in replies[1::3]))
+        fields: dict[str, float] = {}
+        for sql in replies[2::3]:
+            for k, v in sql.items():
+                fields[_text(k)] = fields.get(_text(k), 0.0) + float(v)
+        self.sql_writes.fields = fields
 
     async def exposition(self, services: Services) -> bytes:
         await self.refresh(services)

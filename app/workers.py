@@ -40,7 +40,6 @@ def exit_with_parent(
 def run_outbox_process(
     redis_url: str,
     database_url: str,
-    stream: str,
     log_level: str = "info",
     parent: int | None = None,
     namespace: str | None = None,
@@ -70,7 +69,7 @@ def run_outbox_process(
         redis = make_redis(redis_url)
         database = make_database(database_url)
         try:
-            await OutboxWorker(redis, database, stream=stream, namespace=namespace).run(stop)
+            await OutboxWorker(redis, database, namespace=namespace).run(stop)
         finally:
             await redis.aclose()
             database.dispose()

@@ -32,6 +32,7 @@ from app.realtime import messages as m
 from app.realtime.endpoint import _dispatch
 from app.realtime.hub import Connection
 from app.settings import Settings
+from app.store import keys
 from app.tables import Actor
 from bench.load import random_move
 
@@ -118,12 +119,8 @@ async def run(instances: int, tables: int, redis_url: str) -> tuple[int, float, 
         for service in services:
             await stop_services(service)
         client = redis.Redis.from_url(redis_url)
-        client.delete(
-            f"{namespace}:due",
-            f"{namespace}:lobby",
-            f"{namespace}:database",
-            "{" + namespace + ":outbox}:results",
-        )
+        for key in (*keys.shard_keys(namespace), keys.database_key(namespace)):
+            client.delete(key)
         client.close()
 
 

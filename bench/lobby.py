@@ -221,11 +221,14 @@ def run_size(tables: int, args: argparse.Namespace) -> tuple[dict[str, Any], int
         if args.redis:
             import redis
 
+            from app.store import keys
+
             client = redis.Redis.from_url(args.redis)
             for i in range(0, tables, 500):
                 ids = [f"{namespace}x{j:05d}" for j in range(i, min(tables, i + 500))]
-                client.delete(*[f"{{table:{t}}}:{k}" for t in ids for k in ("ver", "state", "log")])
-            client.delete(f"{namespace}:lobby", f"{namespace}:due", f"{namespace}:database")
+                client.delete(*[k for t in ids for k in keys.table_keys(t)])
+            for key in (*keys.shard_keys(namespace), keys.database_key(namespace)):
+                client.delete(key)
             client.close()
 
 

@@ -117,6 +117,24 @@ def namespace() -> Iterator[str]:
         drop_namespace(REDIS_CLUSTER_URL, name)
 
 
+def _table_keys_in(client: redis.Redis | redis.RedisCluster, names: list[bytes]) -> list[str]:
+    """The keys of the tables a namespace's due sets, lobby hashes and hosting sets name (a
+    table's keys are not namespaced; they expire, but a test's go at once)."""
+    from app.store import keys as store_keys
+
+    ids: set[bytes] = set()
+    for name in names:
+        if name.endswith((b":due", b":hosting}")) or b":hosting}:" in name:
+            ids.update(client.zrange(name, 0, -1))
+        elif name.endswith(b":lobby"):
+            ids.update(client.hkeys(name))
+    found: list[str] = []
+    for raw in ids:
+        table_id = raw.decode()
+        found += [*store_keys.table_keys(table_id), store_keys.sockets_key(table_id)]
+    return found
+
+
 def drop_namespace(url: str, namespace: str) -> None:
     """Delete every key of ``namespace`` (and of namespaces made from it, "<namespace>b"), on
     one Redis or on every master of a cluster (keys of many slots: deleted slot by slot)."""
@@ -127,6 +145,7 @@ def drop_namespace(url: str, namespace: str) -> None:
         client = redis.Redis.from_url(url, socket_connect_timeout=1)
     try:
         doomed = list(client.scan_iter(match=f"*{namespace}*", count=1000))
+        doomed += _table_keys_in(client, doomed)
         if doomed:
             client.delete(*doomed)
     except redis.RedisError:

@@ -16,9 +16,10 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.main import create_app, results_stream
-from app.metrics import SQL_BUCKETS, sql_time_key, token_matches
+from app.main import create_app
+from app.metrics import SQL_BUCKETS, token_matches
 from app.settings import Settings, SettingsError, load_settings
+from app.store import keys
 from tests.realtime.harness import (
     Client,
     create_table,
@@ -122,14 +123,19 @@ async def test_redis_side_gauges_are_read_at_scrape_time(tmp_path: Path) -> None
     redis = fakeredis.FakeAsyncRedis(server=fake)
     async with in_process_server(config, fake) as address:
         await asyncio.sleep(0.2)  # the loop's first claim is done
-        stream = results_stream(config)
-        await redis.zadd(f"{config.redis_namespace}:due", {"t-late": time.time() * 1000 - 5000})
-        await redis.xadd(stream + ":dead", {"event": b"{}", "error": "test", "id": "1-0"})
+        # Figures of several shards, added up.
+        ns = config.redis_namespace
+        due = keys.due_key(ns, keys.shard_of("t-late"))
+        await redis.zadd(due, {"t-late": time.time() * 1000 - 5000})
+        stream, other = keys.results_key(ns, 3), keys.results_key(ns, 40)
+        await redis.xadd(keys.dead_letters_key(stream), {"event": b"{}", "error": "e", "id": "1-0"})
         pipe = redis.pipeline()
-        pipe.hincrby(sql_time_key(stream), "b0", 2)
-        pipe.hincrby(sql_time_key(stream), f"b{len(SQL_BUCKETS) - 1}", 1)
-        pipe.hincrby(sql_time_key(stream), "n", 4)
-        pipe.hincrbyfloat(sql_time_key(stream), "sum", 5.5)
+        pipe.hincrby(keys.sql_time_key(stream), "b0", 2)
+        pipe.hincrby(keys.sql_time_key(other), f"b{len(SQL_BUCKETS) - 1}", 1)
+        pipe.hincrby(keys.sql_time_key(stream), "n", 3)
+        pipe.hincrby(keys.sql_time_key(other), "n", 1)
+        pipe.hincrbyfloat(keys.sql_time_key(stream), "sum", 5.0)
+        pipe.hincrbyfloat(keys.sql_time_key(other), "sum", 0.5)
         await pipe.execute()
         async with httpx.AsyncClient() as http:
             r = await http.get(

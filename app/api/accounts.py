@@ -46,6 +46,7 @@ from app.db.schemas import (
     Profile,
     TokenOut,
 )
+from app.store.keys import limits_prefix
 
 router = APIRouter(prefix="/api", tags=["players and results"], route_class=StrictRoute)
 
@@ -88,6 +89,12 @@ def _address(request: Request) -> str:
     return address_group(client_address(request))
 
 
+def _limits_prefix(request: Request) -> str:
+    """The attempt counters' prefix in this deployment's Redis namespace."""
+    settings = getattr(request.app.state, "settings", None)
+    return limits_prefix(getattr(settings, "redis_namespace", "hearts"))
+
+
 async def _limit(limiter: AttemptLimiter, *keys: str) -> None:
     wait = await limiter.hit(*keys)
     if wait is not None:
@@ -121,6 +128,7 @@ async def register(
             "register",
             attempts=REGISTRATIONS_PER_ADDRESS,
             window_seconds=REGISTER_WINDOW_SECONDS,
+            prefix=_limits_prefix(request),
         )
         await _limit(limiter, _address(request))
     guest_id = current.id if current is not None and current.is_guest else None
@@ -155,7 +163,9 @@ async def login(
     device = known_device(request, secret, name_key)
     if redis is not None:
         settings = getattr(request.app.state, "settings", None)
-        throttle = LoginThrottle(redis, LoginLimits.from_settings(settings))
+        throttle = LoginThrottle(
+            redis, LoginLimits.from_settings(settings), prefix=_limits_prefix(request)
+        )
         if device is not None and not await throttle.device_trusted(device):
             device = None
         wait = await throttle.begin(address, name_key, device)

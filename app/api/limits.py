@@ -11,6 +11,7 @@ from starlette.requests import HTTPConnection
 
 from app.api.client import address_group, client_address
 from app.db.ratelimit import AttemptLimiter
+from app.store import keys
 from app.tables.limits import TooManyTables
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ async def check_new_guest(services: Services, conn: HTTPConnection) -> None:
         "guests",
         attempts=settings.max_guests_per_address,
         window_seconds=settings.guest_window_seconds,
-        prefix="{" + settings.redis_namespace + ":limits}",
+        prefix=keys.limits_prefix(settings.redis_namespace),
     )
     wait = await limiter.hit(limit_address(conn))
     if wait is not None:

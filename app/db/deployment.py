@@ -1,12 +1,13 @@
 """The deployment's identity: which database a Redis namespace belongs to.
 
-Every deployment's results go through the outbox stream of its Redis namespace
-(``{<namespace>:outbox}:results``). Two deployments that share a Redis and a namespace but not a
-database would each take the other's results from that stream and write them to the wrong
-database, silently. So each database has a random id (the one row of the ``deployment`` table,
-made by migration 0004), and a server records it under ``<namespace>:database`` in Redis at start
-(the first one to start claims the namespace); a server whose database has another id refuses to
-start with one line saying so, and the results writer checks the same before it takes a record.
+Every deployment's results go through the results streams of its Redis namespace
+(``{s:K.N}:<namespace>:results``, one per shard). Two deployments that share a Redis and a
+namespace but not a database would each take the other's results from them and write them to the
+wrong database, silently. So each database has a random id (the one row of the ``deployment``
+table, made by migration 0004), and a server records it under ``<namespace>:database`` in Redis at
+start (the first one to start claims the namespace); a server whose database has another id
+refuses to start with one line saying so, and the results writer checks the same before it takes
+a record.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
 from app.db.database import Database
+from app.store import keys
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +32,7 @@ class DeploymentMismatch(RuntimeError):
 
 def database_key(namespace: str) -> str:
     """String: the id of the database this Redis namespace belongs to."""
-    return namespace + ":database"
+    return keys.database_key(namespace)
 
 
 def read_database_id(database: Database) -> str | None:

@@ -1,12 +1,20 @@
-"""The durable write path: finished hands and games go through a Redis stream to SQL.
+"""The durable write path: finished hands and games go through Redis streams to SQL.
 
-The live table never waits on SQL: it calls `enqueue` (one XADD) and goes on. `OutboxWorker`s
-(one or more per process, on any number of instances) read the stream as one consumer group,
-write each record in one SQL transaction (idempotent, see `app.db.results`), and acknowledge and
-delete it only after the commit. While the database is down a worker keeps its records pending
-and retries with backoff; if a worker dies, another claims its pending records after
-`claim_idle_ms`. Nothing is trimmed by length, so a long outage loses nothing (the stream grows,
-which Redis's append-only file keeps across a restart).
+The live table never waits on SQL: its commit script XADDs the records to the results stream
+of the table's shard (app.store.keys: one stream per shard, ``keys.SHARDS`` of them, each in
+its shard's slot). `OutboxWorker`s (one or more per process, on any number of instances) read
+every shard's stream as one consumer group per stream, write each record in one SQL
+transaction (idempotent, see `app.db.results`), and acknowledge and delete it only after the
+commit. While the database is down a worker keeps its records pending and retries with
+backoff; if a worker dies, another claims its pending records after `claim_idle_ms`. Nothing
+is trimmed by length, so a long outage loses nothing (the streams grow, which Redis's
+append-only file keeps across a restart). A record that can never be written goes to the
+dead letters beside its stream (``<stream>:dead``, same slot), in the step that acknowledges
+it.
+
+The streams of all shards cannot be read in one blocking XREADGROUP on Redis Cluster (their
+keys are in different slots), so a worker reads them all in one pipelined round trip and,
+when none had anything, waits ``IDLE_POLL_S`` before the next.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import random
 import socket
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -27,17 +35,27 @@ import sqlalchemy as sa
 
 from app.db.database import Database
 from app.db.deployment import DeploymentMismatch, claim, read_database_id
-from app.db.events import EVENT_SCHEMA, BadEvent
+from app.db.events import BadEvent
 from app.db.results import write_event
 from app.metrics import record_sql_write
+from app.store import keys
+from app.store.records import EVENT_KINDS, FIELD, encode_event
+
+__all__ = [
+    "EVENT_KINDS",
+    "FIELD",
+    "GROUP",
+    "OutboxWorker",
+    "dead_letter_key",
+    "encode_event",
+    "enqueue",
+    "pending_count",
+]
 
 log = logging.getLogger(__name__)
 
-# One hash tag for the stream and its dead letters, so the design holds on Redis Cluster.
-STREAM_KEY = "{hearts:outbox}:results"
 GROUP = "sql-writer"
-FIELD = "event"
-EVENT_KINDS = ("hand", "game")
+DEFAULT_NAMESPACE = "hearts"
 
 # Errors that mean "the database is unreachable or failed over": retry without limit.
 _UNAVAILABLE = (
@@ -49,24 +67,25 @@ _UNAVAILABLE = (
 
 
 def dead_letter_key(stream: str) -> str:
-    return stream + ":dead"
+    return keys.dead_letters_key(stream)
 
 
-def encode_event(event: Mapping[str, Any]) -> bytes:
-    """The stream field value of an event (for a caller that XADDs it itself, e.g. in Lua)."""
-    if not isinstance(event, Mapping) or event.get("kind") not in EVENT_KINDS:
-        raise ValueError("an outbox event is an object whose 'kind' is 'hand' or 'game'")
-    body = dict(event)
-    body.setdefault("v", EVENT_SCHEMA)
-    return orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
-
-
-async def enqueue(redis: Any, event: Mapping[str, Any], *, stream: str = STREAM_KEY) -> None:
-    """Add a finished-hand or finished-game record to the outbox stream (one XADD).
+async def enqueue(
+    redis: Any,
+    event: Mapping[str, Any],
+    *,
+    namespace: str = DEFAULT_NAMESPACE,
+    stream: str | None = None,
+) -> None:
+    """Add a finished-hand or finished-game record to the results stream of its table's
+    shard, or to ``stream`` (one XADD). The commit script adds them itself; this is for
+    callers outside a commit (tests, tools).
 
     Delivery to SQL is at least once from here and exactly once in SQL: enqueueing the same
     record twice (e.g. after a retried move) writes it once.
     """
+    if stream is None:
+        stream = keys.results_key(namespace, keys.shard_of(str(event.get("table_id", ""))))
     await redis.xadd(stream, {FIELD: encode_event(event)})
 
 
@@ -86,14 +105,16 @@ IDLE_POLL_S = 0.25
 
 
 class OutboxWorker:
-    """Moves outbox records from Redis to SQL; run several, anywhere, safely."""
+    """Moves results records from Redis to SQL; run several, anywhere, safely."""
 
     def __init__(
         self,
         redis: Any,
         database: Database,
         *,
-        stream: str = STREAM_KEY,
+        namespace: str | None = None,
+        streams: Sequence[str] | None = None,
+        stream: str | None = None,
         group: str = GROUP,
         consumer: str | None = None,
         batch: int = 50,
@@ -102,18 +123,25 @@ class OutboxWorker:
         retry_base: float = 0.5,
         retry_max: float = 30.0,
         max_attempts: int = 10,
-        namespace: str | None = None,
     ) -> None:
         self.redis = redis
-        # The Redis namespace whose stream this is: before taking a record the worker checks
-        # that the namespace belongs to its database (app.db.deployment); None skips the check.
+        # The Redis namespace whose streams these are: before taking a record the worker
+        # checks that the namespace belongs to its database (app.db.deployment); None skips
+        # the check.
         self.namespace = namespace
         self._identity_checked = namespace is None
         self.database = database
-        self.stream = stream
+        # Every shard's stream of the namespace, unless told which (``stream``: just one).
+        if streams is None:
+            streams = [stream] if stream is not None else []
+        self.streams: tuple[str, ...] = tuple(streams) or keys.results_keys(
+            namespace or DEFAULT_NAMESPACE
+        )
         self.group = group
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.batch = batch
+        # One stream: XREADGROUP blocks this long for new records. Several (in several
+        # slots): they are polled, IDLE_POLL_S apart (at most this long) while all are idle.
         self.block_ms = block_ms
         self.claim_idle_ms = claim_idle_ms
         self.retry_base = retry_base
@@ -121,24 +149,41 @@ class OutboxWorker:
         self.max_attempts = max_attempts
         self.written = 0  # records this worker committed
         self.duplicates = 0  # records found already written
-        self.dead = 0  # records sent to the dead-letter stream
+        self.dead = 0  # records sent to the dead letters
         self._attempts: dict[str, int] = {}
         self._failures = 0  # consecutive database failures, for the backoff
-        self._group_ready = False
+        self._groups_ready: set[str] = set()
+        # Streams where this consumer may hold records it has not finished (all, at first).
+        self._pending: set[str] = set(self.streams)
+        # Records of dead consumers are looked for at most this often (and at the start).
+        self._claim_every_s = min(claim_idle_ms / 4000, 5.0)
+        self._claimed_at = float("-inf")
+        self._first = 0  # the stream served first (rotates, so none waits behind the others)
+
+    @property
+    def stream(self) -> str:
+        """The stream, for a worker of one stream."""
+        if len(self.streams) != 1:
+            raise AttributeError("this worker reads several streams")
+        return self.streams[0]
 
     async def ensure_group(self) -> None:
-        if self._group_ready:
+        missing = [s for s in self.streams if s not in self._groups_ready]
+        if not missing:
             return
-        try:
-            await self.redis.xgroup_create(self.stream, self.group, id="0", mkstream=True)
-        except Exception as error:  # redis.ResponseError; fakeredis raises its own subclass
-            if "BUSYGROUP" not in str(error):
-                raise
-        self._group_ready = True
+        pipe = self.redis.pipeline(transaction=False)
+        for stream in missing:
+            pipe.xgroup_create(stream, self.group, id="0", mkstream=True)
+        replies = await pipe.execute(raise_on_error=False)
+        for stream, reply in zip(missing, replies, strict=True):
+            # redis.ResponseError; fakeredis raises its own subclass
+            if isinstance(reply, Exception) and "BUSYGROUP" not in str(reply):
+                raise reply
+            self._groups_ready.add(stream)
 
     async def check_identity(self) -> None:
         """Once: claim the namespace for this worker's database, or raise
-        ``DeploymentMismatch`` (its stream holds another deployment's results). Raises the
+        ``DeploymentMismatch`` (its streams hold another deployment's results). Raises the
         driver's error while the database does not answer (the caller backs off)."""
         if self._identity_checked or self.namespace is None:
             return
@@ -149,7 +194,12 @@ class OutboxWorker:
 
     async def run(self, stop_event: asyncio.Event) -> None:
         """Work until `stop_event` is set. Survives Redis and database outages."""
-        log.info("outbox worker %s started on %s", self.consumer, self.stream)
+        log.info(
+            "outbox worker %s started on %d stream(s) (%s...)",
+            self.consumer,
+            len(self.streams),
+            self.streams[0],
+        )
         loop = asyncio.get_running_loop()
         while not stop_event.is_set():
             before = self.handled
@@ -165,15 +215,15 @@ class OutboxWorker:
                 return
             except Exception as error:  # Redis down, or anything unexpected: back off, go on
                 if "NOGROUP" in str(error):
-                    self._group_ready = False
+                    self._groups_ready.clear()
                 log.warning("outbox worker %s: %s", self.consumer, error)
                 ok = False
             if ok:
                 self._failures = 0
                 if self.handled == before:
                     # Nothing to do. A real Redis blocked in XREADGROUP until block_ms ran
-                    # out; the in-process stand-in answers at once, so wait out the rest of an
-                    # idle poll here instead of spinning on a core.
+                    # out (one stream); polled streams and the in-process stand-in answer at
+                    # once, so wait out the rest of an idle poll here instead of spinning.
                     idle = min(IDLE_POLL_S, self.block_ms / 1000) - (loop.time() - started)
                     if idle > 0:
                         await _wait(stop_event, idle)
@@ -186,15 +236,13 @@ class OutboxWorker:
     async def step(self, block_ms: int | None = None) -> bool:
         """Handle one batch: this consumer's pending records first (earlier failures), then
         records left by dead consumers, then new ones. False when the database failed."""
-        entries = await self._read("0", block_ms=None)
+        entries = await self._read_pending()
         if not entries:
             entries = await self._claim()
         if not entries:
-            entries = await self._read(
-                ">", block_ms=self.block_ms if block_ms is None else block_ms
-            )
-        for entry_id, fields in entries:
-            if not await self._handle(_text(entry_id), fields):
+            entries = await self._read_new(self.block_ms if block_ms is None else block_ms)
+        for stream, entry_id, fields in entries:
+            if not await self._handle(stream, _text(entry_id), fields):
                 return False
         return True
 
@@ -202,6 +250,7 @@ class OutboxWorker:
         """Handle everything available now, then return (tests, shutdown)."""
         await self.check_identity()
         await self.ensure_group()
+        self._claimed_at = float("-inf")
         while True:
             before = self.handled
             if not await self.step(block_ms=0) or self.handled == before:
@@ -212,40 +261,95 @@ class OutboxWorker:
         """Records this worker has finished with: written, duplicates and dead letters."""
         return self.written + self.duplicates + self.dead
 
-    async def _read(self, start: str, *, block_ms: int | None) -> list[tuple[Any, Any]]:
-        kwargs: dict[str, Any] = {"count": self.batch}
-        if block_ms:
-            kwargs["block"] = block_ms
-        reply = await self.redis.xreadgroup(
-            self.group, self.consumer, {self.stream: start}, **kwargs
-        )
-        if not reply:
+    def _rotated(self, streams: Sequence[str]) -> list[str]:
+        """``streams`` from the one served first in this round on."""
+        if not streams:
             return []
-        _name, entries = reply[0]
-        return list(entries)
+        first = self._first % len(streams)
+        return [*streams[first:], *streams[:first]]
 
-    async def _claim(self) -> list[tuple[Any, Any]]:
-        reply = await self.redis.xautoclaim(
-            self.stream,
-            self.group,
-            self.consumer,
-            min_idle_time=self.claim_idle_ms,
-            start_id="0-0",
-            count=self.batch,
-        )
-        claimed = list(reply[1]) if reply and len(reply) > 1 else []
-        # Entries deleted while pending come back without fields (or are listed apart).
-        for entry in list(claimed):
-            if not entry or not entry[1]:
-                claimed.remove(entry)
-        if len(reply) > 2 and reply[2]:
-            await self._ack(*[_text(i) for i in reply[2]])
-        return claimed
+    async def _read_pending(self) -> list[tuple[str, Any, Any]]:
+        """This consumer's records not finished yet (a failed write), in the streams that may
+        hold some."""
+        streams = self._rotated([s for s in self.streams if s in self._pending])
+        if not streams:
+            return []
+        replies = await self._read_each(streams, "0", block_ms=None)
+        found: list[tuple[str, Any, Any]] = []
+        for stream, entries in zip(streams, replies, strict=True):
+            if entries:
+                found.extend((stream, i, f) for i, f in entries)
+            else:
+                self._pending.discard(stream)
+        return found
 
-    async def _handle(self, entry_id: str, fields: Mapping[Any, Any] | None) -> bool:
+    async def _read_new(self, block_ms: int) -> list[tuple[str, Any, Any]]:
+        streams = self._rotated(self.streams)
+        self._first += 1
+        replies = await self._read_each(streams, ">", block_ms=block_ms or None)
+        found: list[tuple[str, Any, Any]] = []
+        for stream, entries in zip(streams, replies, strict=True):
+            if entries:
+                self._pending.add(stream)  # delivered to this consumer until acknowledged
+                found.extend((stream, i, f) for i, f in entries)
+        return found
+
+    async def _read_each(
+        self, streams: Sequence[str], start: str, *, block_ms: int | None
+    ) -> list[list[tuple[Any, Any]]]:
+        """XREADGROUP on each stream: one blocking call for one stream, else one pipeline
+        (a blocking read of several streams is refused on Cluster: several slots)."""
+        if len(streams) == 1:
+            kwargs: dict[str, Any] = {"count": self.batch}
+            if block_ms:
+                kwargs["block"] = block_ms
+            reply = await self.redis.xreadgroup(
+                self.group, self.consumer, {streams[0]: start}, **kwargs
+            )
+            return [list(reply[0][1]) if reply else []]
+        pipe = self.redis.pipeline(transaction=False)
+        for stream in streams:
+            pipe.xreadgroup(self.group, self.consumer, {stream: start}, count=self.batch)
+        replies = await pipe.execute()
+        return [list(reply[0][1]) if reply else [] for reply in replies]
+
+    async def _claim(self) -> list[tuple[str, Any, Any]]:
+        """Records delivered to consumers that went quiet for ``claim_idle_ms``."""
+        now = time.monotonic()
+        if now - self._claimed_at < self._claim_every_s:
+            return []
+        self._claimed_at = now
+        streams = self._rotated(self.streams)
+        pipe = self.redis.pipeline(transaction=False)
+        for stream in streams:
+            pipe.xautoclaim(
+                stream,
+                self.group,
+                self.consumer,
+                min_idle_time=self.claim_idle_ms,
+                start_id="0-0",
+                count=self.batch,
+            )
+        replies = await pipe.execute()
+        found: list[tuple[str, Any, Any]] = []
+        for stream, reply in zip(streams, replies, strict=True):
+            claimed = list(reply[1]) if reply and len(reply) > 1 else []
+            # Entries deleted while pending come back without fields (or are listed apart).
+            claimed = [entry for entry in claimed if entry and entry[1]]
+            if len(reply) > 2 and reply[2]:
+                await self._ack(stream, *[_text(i) for i in reply[2]])
+            if claimed:
+                self._pending.add(stream)
+                found.extend((stream, i, f) for i, f in claimed)
+        # A full batch claimed somewhere: there may be more, look again next step.
+        if any(len(r[1]) >= self.batch for r in replies if r and len(r) > 1):
+            self._claimed_at = float("-inf")
+        return found
+
+    async def _handle(self, stream: str, entry_id: str, fields: Mapping[Any, Any] | None) -> bool:
         raw = _field(fields or {})
         if raw is None:  # deleted or foreign entry: nothing to write
-            await self._ack(entry_id)
+            await self._ack(stream, entry_id)
             return True
         try:
             event = orjson.loads(raw)
@@ -253,7 +357,7 @@ class OutboxWorker:
             outcome = await asyncio.to_thread(write_event, self.database, event)
             seconds = time.perf_counter() - started
         except (orjson.JSONDecodeError, BadEvent) as error:
-            await self._dead_letter(entry_id, raw, str(error))
+            await self._dead_letter(stream, entry_id, raw, str(error))
             return True
         except _UNAVAILABLE as error:
             log.warning("outbox: database unavailable, will retry %s: %s", entry_id, error)
@@ -263,7 +367,7 @@ class OutboxWorker:
             attempts = self._attempts.get(entry_id, 0) + 1
             self._attempts[entry_id] = attempts
             if attempts >= self.max_attempts:
-                await self._dead_letter(entry_id, raw, f"{type(error).__name__}: {error}")
+                await self._dead_letter(stream, entry_id, raw, f"{type(error).__name__}: {error}")
                 return True
             log.warning("outbox: attempt %d of %s failed: %s", attempts, entry_id, error)
             return False
@@ -272,26 +376,36 @@ class OutboxWorker:
             self.written += 1
         else:
             self.duplicates += 1
-        await self._ack(entry_id, sql_seconds=seconds)
+        await self._ack(stream, entry_id, sql_seconds=seconds)
         return True
 
-    async def _ack(self, *entry_ids: str, sql_seconds: float | None = None) -> None:
+    async def _ack(
+        self,
+        stream: str,
+        *entry_ids: str,
+        sql_seconds: float | None = None,
+        dead: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Acknowledge and delete records, in one transaction (one slot: the stream, its
+        dead letters and its SQL times share its tag) with what goes with it: a dead letter,
+        the write's time for /metrics."""
         if not entry_ids:
             return
         pipe = self.redis.pipeline(transaction=True)
-        pipe.xack(self.stream, self.group, *entry_ids)
-        pipe.xdel(self.stream, *entry_ids)
-        if sql_seconds is not None:  # the write's time, for /metrics (same round trip)
-            record_sql_write(pipe, self.stream, sql_seconds)
+        if dead is not None:
+            pipe.xadd(keys.dead_letters_key(stream), dict(dead))
+        pipe.xack(stream, self.group, *entry_ids)
+        pipe.xdel(stream, *entry_ids)
+        if sql_seconds is not None:
+            record_sql_write(pipe, stream, sql_seconds)
         await pipe.execute()
 
-    async def _dead_letter(self, entry_id: str, raw: bytes | str, error: str) -> None:
-        key = dead_letter_key(self.stream)
+    async def _dead_letter(self, stream: str, entry_id: str, raw: bytes | str, error: str) -> None:
+        key = keys.dead_letters_key(stream)
         log.error("outbox: record %s set aside in %s: %s", entry_id, key, error)
-        await self.redis.xadd(key, {FIELD: raw, "error": error[:1000], "id": entry_id})
+        await self._ack(stream, entry_id, dead={FIELD: raw, "error": error[:1000], "id": entry_id})
         self._attempts.pop(entry_id, None)
         self.dead += 1
-        await self._ack(entry_id)
 
 
 async def _wait(stop_event: asyncio.Event, seconds: float) -> None:
@@ -299,6 +413,9 @@ async def _wait(stop_event: asyncio.Event, seconds: float) -> None:
         await asyncio.wait_for(stop_event.wait(), timeout=seconds)
 
 
-async def pending_count(redis: Any, *, stream: str = STREAM_KEY) -> int:
-    """Records not yet written to SQL (in the stream, delivered or not)."""
-    return int(await redis.xlen(stream))
+async def pending_count(redis: Any, *, namespace: str = DEFAULT_NAMESPACE) -> int:
+    """Records not yet written to SQL (in every shard's stream, delivered or not)."""
+    pipe = redis.pipeline(transaction=False)
+    for stream in keys.results_keys(namespace):
+        pipe.xlen(stream)
+    return sum(int(n) for n in await pipe.execute())

@@ -9,7 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-PREFIX = "{hearts:limits}"
+from app.store.keys import limits_prefix
+
+# The counters' prefix in the default namespace; the app passes its namespace's.
+PREFIX = limits_prefix("hearts")
 
 
 class AttemptLimiter:

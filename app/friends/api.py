@@ -21,6 +21,7 @@ from app.deps import PlayerDep, Services, ServicesDep
 from app.friends import store
 from app.friends.hub import FriendsHub
 from app.friends.invites import seat_free
+from app.store.keys import limits_prefix
 from app.tables import Actor, TableError
 
 router = APIRouter(prefix="/api/friends", tags=["friends"], route_class=StrictRoute)
@@ -60,7 +61,7 @@ async def _limit(
         name,
         attempts=attempts,
         window_seconds=window,
-        prefix="{" + services.settings.redis_namespace + ":limits}",
+        prefix=limits_prefix(services.settings.redis_namespace),
     )
     wait = await limiter.hit(*keys)
     if wait is not None:

@@ -32,7 +32,7 @@ from starlette.concurrency import run_in_threadpool
 from app.db.database import Database
 from app.friends import invites as invites_module
 from app.friends import store
-from app.store import STORE_DOWN
+from app.store import STORE_DOWN, keys
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +47,11 @@ STATES = ("offline", "lobby", "away", "watching", "playing")
 
 
 def presence_key(namespace: str, player_id: str) -> str:
-    return "{" + namespace + ":presence}:" + player_id
+    return keys.presence_key(namespace, player_id)
 
 
 def friends_channel(namespace: str) -> str:
-    return namespace + ":friends"
+    return keys.friends_channel(namespace)
 
 
 class Sender(Protocol):

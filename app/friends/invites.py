@@ -14,12 +14,14 @@ from typing import Any
 
 import orjson
 
+from app.store import keys
+
 INVITE_TTL_SECONDS = 15 * 60
 MAX_WAITING = 20  # invitations one player holds at once; the oldest go first
 
 
 def invites_key(namespace: str, player_id: str) -> str:
-    return "{" + namespace + ":invites}:" + player_id
+    return keys.invites_key(namespace, player_id)
 
 
 def seat_free(table: Any, seat: int) -> bool:

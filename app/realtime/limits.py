@@ -204,7 +204,7 @@ class Limits:
         s = self.settings
         wall_s = self.wall_ms() / 1000.0
         window = s.chat_window_seconds
-        player_key = f"{self.namespace}:chat:{player_id}:{int(wall_s // window)}"
+        player_key = keys.player_chat_key(self.namespace, player_id, int(wall_s // window))
         said = await self._incr(player_key, window)
         if said > s.chat_lines_per_window:
             wait = math.ceil(window - wall_s % window)
@@ -213,7 +213,7 @@ class Limits:
                 f"you may send {s.chat_lines_per_window} chat lines every {window} s;"
                 f" wait {wait} s",
             )
-        table_key = f"{keys.tag(table_id)}:chat:{int(wall_s // 60)}"
+        table_key = keys.chat_key(table_id, int(wall_s // 60))
         said = await self._incr(table_key, 60)
         if said > s.chat_lines_per_table_minute:
             wait = math.ceil(60 - wall_s % 60)

@@ -1,9 +1,10 @@
 """The public lobby: an in-memory index on each instance, read in filtered pages.
 
-Each instance keeps the public tables' lobby lines (the Redis hash ``<namespace>:lobby``,
-written by the table commit) in memory: loaded once, in chunks (HSCAN), on its first lobby
-read; then kept current from the lobby channel (each message names a table whose line
-changed; the changed lines of a quarter of a second are read with one HMGET); and compared
+Each instance keeps the public tables' lobby lines (the Redis hashes
+``{s:K.N}:<namespace>:lobby``, one per shard, written by the table commit) in memory: loaded
+once, in chunks (HSCAN, shard after shard), on its first lobby read; then kept current from the
+lobby channel (each message names a table whose line changed; the changed lines of a quarter of
+a second are read in one round trip, an HMGET per shard); and compared
 with Redis every ``lobby_resync_seconds``, so a lost pub/sub message cannot leave it wrong for
 longer. That sweep also drops the lines of tables that expired.
 
@@ -356,7 +357,7 @@ class LobbyFeed:
         await self.flush()
 
     async def flush(self) -> None:
-        """Read the changed tables' lines (one HMGET) and apply them."""
+        """Read the changed tables' lines (one round trip) and apply them."""
         async with self._lock:
             if not self.pending:
                 return
@@ -411,8 +412,8 @@ class LobbyFeed:
             if cursor == 0:
                 break
             await asyncio.sleep(0)  # a large lobby is compared in slices
-        # A complete HSCAN returns every line present throughout: one known but not returned
-        # was removed meanwhile (the HMGET confirms).
+        # A complete HSCAN (of every shard) returns every line present throughout: one known
+        # but not returned was removed meanwhile (the HMGET confirms).
         self.pending.update(known - seen)
         await self._drop_expired()
         await self.flush()

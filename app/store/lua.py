@@ -10,10 +10,12 @@ far below what the app needs; the rules stay in Python.
 #
 # The results records (finished hands and games, for SQL) are XADDed here, in the same atomic
 # step as the move that produced them: an instance that dies after the commit cannot lose one.
-# The stream and the global keys are outside the table's hash tag, which is fine on one Redis
-# (what compose runs); on Redis Cluster they would move to a second, retried step.
+# Every key is in the table's slot (app.store.keys): the table's own keys and its shard's due
+# set, lobby hash and results stream share the shard's hash tag, so the script runs as it is
+# on one Redis and on Redis Cluster. The lobby channel is a global channel (every instance).
 #
-# KEYS: 1 version, 2 state, 3 log, 4 due set, 5 lobby hash, 6 game moves list, 7 results stream
+# KEYS: 1 version, 2 state, 3 log, 4 the shard's due set, 5 the shard's lobby hash,
+#       6 game moves list, 7 the shard's results stream
 # ARGV: 1 expected version, 2 state blob ('' keeps the stored one), 3 log entry / message,
 #       4 log length cap, 5 ttl seconds, 6 table channel, 7 table id,
 #       8 due ('' keep, '-' remove, else score in ms),
@@ -69,7 +71,8 @@ return {1, new}
 # Claim due items: every member whose time has come is pushed forward by a lease, so only
 # this caller sees it now; if the caller dies before acting, the lease runs out and another
 # instance claims it again. Nothing is lost and nothing is taken twice at once.
-# KEYS: 1 due set. ARGV: 1 now (ms), 2 lease end (ms), 3 limit.
+# Run on each shard's set (app.store.table_store.claim_due).
+# KEYS: 1 one shard's due set. ARGV: 1 now (ms), 2 lease end (ms), 3 limit.
 CLAIM_DUE = """
 local items = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, m in ipairs(items) do
@@ -80,7 +83,8 @@ return items
 
 # Set a table's due time only if the table is still at the version the caller read, so a
 # stale reader never overwrites the due time a newer commit wrote.
-# KEYS: 1 version, 2 due set. ARGV: 1 expected version, 2 table id, 3 due ('-' or score).
+# KEYS: 1 version, 2 the table's shard's due set (one slot).
+# ARGV: 1 expected version, 2 table id, 3 due ('-' or score).
 SET_DUE_IF_VERSION = """
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 if cur ~= tonumber(ARGV[1]) then

@@ -117,15 +117,15 @@ return out
 
 def table_sockets_key(table_id: str) -> str:
     """Hash: the table's open sockets by instance and player key (see the module doc)."""
-    return keys.tag(table_id) + ":sockets"
+    return keys.sockets_key(table_id)
 
 
 def player_sockets_key(namespace: str, player_id: str) -> str:
-    return namespace + ":sockets:player:" + player_id
+    return keys.player_sockets_key(namespace, player_id)
 
 
 def address_sockets_key(namespace: str, address: str) -> str:
-    return namespace + ":sockets:addr:" + address
+    return keys.address_sockets_key(namespace, address)
 
 
 @dataclass(frozen=True, slots=True)

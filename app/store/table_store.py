@@ -1,7 +1,13 @@
-"""Live tables in Redis: load, compare-and-set commit, event log, due times, lobby index."""
+"""Live tables in Redis: load, compare-and-set commit, event log, due times, lobby index.
+
+Laid out in ``keys.SHARDS`` shards (app.store.keys): a table's commit touches its own keys
+and its shard's due set, lobby hash and results stream, all in one slot. What spans every
+table (claiming due items, reading the lobby) reads every shard, concurrently.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -37,7 +43,6 @@ class TableStore:
         *,
         namespace: str = "hearts",
         log_size: int = 200,
-        results_stream: str | None = None,
         fast: PipelinedRedis | None = None,
     ) -> None:
         self.redis = redis
@@ -46,11 +51,13 @@ class TableStore:
         self.fast = fast
         self.namespace = namespace
         self.log_size = log_size
-        # The Redis stream that finished hands and games go to (app.db.outbox reads it).
-        self.results_stream = results_stream
-        self.due_key = keys.due_key(namespace)
-        self.lobby_key = keys.lobby_key(namespace)
+        # Per shard: the due sets, lobby hashes and results streams (finished hands and games,
+        # which app.db.outbox reads).
+        self.due_keys = tuple(keys.due_key(namespace, k) for k in range(keys.SHARDS))
+        self.lobby_keys = tuple(keys.lobby_key(namespace, k) for k in range(keys.SHARDS))
+        self.results_keys = keys.results_keys(namespace)
         self.lobby_channel = keys.lobby_channel(namespace)
+        self._claim_next = 0  # the shard claim_due starts with (it rotates)
         self._commit = redis.register_script(lua.COMMIT)
         self._claim = redis.register_script(lua.CLAIM_DUE)
         self._set_due = redis.register_script(lua.SET_DUE_IF_VERSION)
@@ -58,7 +65,7 @@ class TableStore:
     async def load(self, table_id: str) -> LoadedTable | None:
         names = [keys.version_key(table_id), keys.state_key(table_id)]
         if self.fast is not None:
-            ver, blob = await self.fast.call("MGET", *names)
+            ver, blob = await self.fast.call_at(names[0], "MGET", *names)
         else:
             ver, blob = await self.redis.mget(names)
         if ver is None or blob is None:
@@ -82,10 +89,9 @@ class TableStore:
         """Atomically: if the version is ``expected_version``, bump it, store ``blob``
         (None keeps the stored state), append ``message`` to the event log, append ``moves``
         to the game's move list (emptied first for a ``new_game``), add ``records`` to the
-        results stream, update the due index and lobby, and publish ``message`` on the
-        table's channel."""
-        if records and self.results_stream is None:
-            raise ValueError("this store has no results stream for the records")
+        shard's results stream, update the due index and lobby, and publish ``message`` on
+        the table's channel."""
+        shard = keys.shard_of(table_id)
         if due == "keep":
             due_arg: str | bytes = ""
         elif due == "remove":
@@ -104,10 +110,10 @@ class TableStore:
                 keys.version_key(table_id),
                 keys.state_key(table_id),
                 keys.log_key(table_id),
-                self.due_key,
-                self.lobby_key,
+                self.due_keys[shard],
+                self.lobby_keys[shard],
                 keys.moves_key(table_id),
-                self.results_stream or keys.tag(table_id) + ":no-results",
+                self.results_keys[shard],
             ],
             args=[
                 expected_version,
@@ -131,15 +137,17 @@ class TableStore:
 
     async def _run(self, script: Any, *, keys: list[str], args: list[Any]) -> Any:
         """Run a registered script: EVALSHA on the pipelined client (EVAL if Redis lost its
-        script cache, which also reloads it), else through redis-py."""
+        script cache, which also reloads it), else through redis-py. Every key of one call
+        is in one slot, the first key's."""
         if self.fast is None:
             return await script(keys=keys, args=args)
+        at = keys[0] if keys else ""
         try:
-            return await self.fast.call("EVALSHA", script.sha, len(keys), *keys, *args)
+            return await self.fast.call_at(at, "EVALSHA", script.sha, len(keys), *keys, *args)
         except ReplyError as exc:
             if not str(exc).startswith("NOSCRIPT"):
                 raise
-            return await self.fast.call("EVAL", script.script, len(keys), *keys, *args)
+            return await self.fast.call_at(at, "EVAL", script.script, len(keys), *keys, *args)
 
     async def game_moves(self, table_id: str, start: int = 0) -> list[bytes]:
         """The current game's moves from index ``start`` on (each ``[seat, move]`` JSON)."""
@@ -151,7 +159,7 @@ class TableStore:
 
     async def _lrange(self, key: str, start: int) -> list[bytes]:
         if self.fast is not None:
-            raw: list[bytes] = await self.fast.call("LRANGE", key, start, -1)
+            raw: list[bytes] = await self.fast.call_at(key, "LRANGE", key, start, -1)
             return raw
         return [_as_bytes(r) for r in await self.redis.lrange(key, start, -1)]
 
@@ -160,55 +168,146 @@ class TableStore:
     # The due loop and the end of a hand run these on every instance: through the pipelined
     # client when there is one, like the move path (redis-py opened connections in bursts).
 
-    async def claim_due(self, now_ms: float, lease_ms: float, limit: int = 50) -> list[str]:
-        items: list[bytes] = await self._run(
-            self._claim, keys=[self.due_key], args=[int(now_ms), int(now_ms + lease_ms), limit]
-        )
-        return [i.decode() for i in items]
+    async def claim_due(
+        self, now_ms: float, lease_ms: float, limit: int = 2 * keys.SHARDS
+    ) -> list[str]:
+        """Claim up to ``limit`` due items from every shard's set, fairly: the limit is shared
+        among the shards (one concurrent round of claims; shards that gave their whole share
+        may have more and share what is left in the next round), and the shard served first
+        rotates from call to call, so no shard waits behind the others."""
+        first = self._claim_next
+        order = [(first + i) % keys.SHARDS for i in range(keys.SHARDS)]
+        claimed: list[str] = []
+        room = limit
+        asked_first = 0
+        while room > 0 and order:
+            share, extra = divmod(room, len(order))
+            asks = [(k, share + (1 if i < extra else 0)) for i, k in enumerate(order)]
+            asks = [(k, n) for k, n in asks if n > 0]
+            if not asked_first:
+                asked_first = len(asks)
+            lease_end = int(now_ms + lease_ms)
+            replies = await asyncio.gather(
+                *(
+                    self._run(
+                        self._claim, keys=[self.due_keys[k]], args=[int(now_ms), lease_end, n]
+                    )
+                    for k, n in asks
+                )
+            )
+            order = []
+            for (k, n), items in zip(asks, replies, strict=True):
+                claimed.extend(i.decode() for i in items)
+                room -= len(items)
+                if len(items) == n:
+                    order.append(k)
+        self._claim_next = (first + max(1, asked_first)) % keys.SHARDS
+        return claimed
+
+    def due_key_of(self, table_id: str) -> str:
+        return self.due_keys[keys.shard_of(table_id)]
 
     async def set_due_if_version(self, table_id: str, version: int, due: float | None) -> bool:
         ok = await self._run(
             self._set_due,
-            keys=[keys.version_key(table_id), self.due_key],
+            keys=[keys.version_key(table_id), self.due_key_of(table_id)],
             args=[version, table_id, "-" if due is None else str(int(due))],
         )
         return int(ok) == 1
 
     async def drop_due(self, table_id: str) -> None:
+        key = self.due_key_of(table_id)
         if self.fast is not None:
-            await self.fast.call("ZREM", self.due_key, table_id)
+            await self.fast.call_at(key, "ZREM", key, table_id)
         else:
-            await self.redis.zrem(self.due_key, table_id)
+            await self.redis.zrem(key, table_id)
 
     async def due_of(self, table_id: str) -> float | None:
+        key = self.due_key_of(table_id)
         if self.fast is not None:
-            raw = await self.fast.call("ZSCORE", self.due_key, table_id)
+            raw = await self.fast.call_at(key, "ZSCORE", key, table_id)
             return None if raw is None else float(raw)
-        score: float | None = await self.redis.zscore(self.due_key, table_id)
+        score: float | None = await self.redis.zscore(key, table_id)
         return score
+
+    async def make_due_now(self, table_ids: Sequence[str], now_ms: float) -> None:
+        """Make these items due at ``now_ms``, only those still in their set (a lease given
+        back: another instance takes them on its next poll)."""
+        by_shard: dict[int, dict[str, float]] = {}
+        for table_id in table_ids:
+            by_shard.setdefault(keys.shard_of(table_id), {})[table_id] = int(now_ms)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for shard, items in by_shard.items():
+                pipe.zadd(self.due_keys[shard], items, xx=True)
+            await pipe.execute()
+
+    async def due_overview(self, now_ms: float) -> tuple[float | None, int]:
+        """The oldest due time that has come (None when none has) and how many items have
+        come due, over every shard (app.metrics)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in self.due_keys:
+                pipe.zrangebyscore(key, "-inf", now_ms, start=0, num=1, withscores=True)
+                pipe.zcount(key, "-inf", now_ms)
+            replies = await pipe.execute()
+        oldest = [float(r[0][1]) for r in replies[0::2] if r]
+        return (min(oldest) if oldest else None), sum(int(n) for n in replies[1::2])
 
     # -- lobby and invites -----------------------------------------------------------------
 
+    def lobby_key_of(self, table_id: str) -> str:
+        return self.lobby_keys[keys.shard_of(table_id)]
+
     async def lobby_entries(self) -> dict[str, bytes]:
-        raw = await self.redis.hgetall(self.lobby_key)
-        return {_as_bytes(k).decode(): _as_bytes(v) for k, v in raw.items()}
+        """Every lobby line of every shard."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in self.lobby_keys:
+                pipe.hgetall(key)
+            replies = await pipe.execute()
+        return {_as_bytes(k).decode(): _as_bytes(v) for raw in replies for k, v in raw.items()}
 
     async def lobby_entry(self, table_id: str) -> bytes | None:
-        raw = await self.redis.hget(self.lobby_key, table_id)
+        raw = await self.redis.hget(self.lobby_key_of(table_id), table_id)
         return None if raw is None else _as_bytes(raw)
 
     async def lobby_lines(self, table_ids: Sequence[str]) -> list[bytes | None]:
-        """The lobby lines of these tables (None where a table has none), in one HMGET."""
+        """The lobby lines of these tables (None where a table has none), in one round trip
+        (one HMGET per shard concerned)."""
         if not table_ids:
             return []
-        raw = await self.redis.hmget(self.lobby_key, list(table_ids))
-        return [None if r is None else _as_bytes(r) for r in raw]
+        by_shard: dict[int, list[int]] = {}
+        for i, table_id in enumerate(table_ids):
+            by_shard.setdefault(keys.shard_of(table_id), []).append(i)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for shard, places in by_shard.items():
+                pipe.hmget(self.lobby_keys[shard], [table_ids[i] for i in places])
+            replies = await pipe.execute()
+        lines: list[bytes | None] = [None] * len(table_ids)
+        for places, raw in zip(by_shard.values(), replies, strict=True):
+            for i, r in zip(places, raw, strict=True):
+                lines[i] = None if r is None else _as_bytes(r)
+        return lines
+
+    # Shards whose first HSCAN step scan_lobby sends at once (an empty or small shard is
+    # read whole in one step, so a small lobby is scanned in a few round trips, not 64).
+    SCAN_AHEAD = 8
 
     async def scan_lobby(self, cursor: int, count: int) -> tuple[int, dict[str, bytes]]:
-        """One HSCAN step over the lobby hash: (next cursor, 0 when done; some lines)."""
-        cursor, raw = await self.redis.hscan(self.lobby_key, cursor, count=count)
-        assert isinstance(raw, dict)  # not no_values=True
-        return int(cursor), {_as_bytes(k).decode(): _as_bytes(v) for k, v in raw.items()}
+        """One step of a scan over every shard's lobby hash: (next cursor, 0 when done; some
+        lines). The cursor holds the shard and the HSCAN cursor within it."""
+        shard, inner = cursor % keys.SHARDS, cursor // keys.SHARDS
+        shards = range(shard, min(keys.SHARDS, shard + (1 if inner else self.SCAN_AHEAD)))
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for k in shards:
+                pipe.hscan(self.lobby_keys[k], inner if k == shard else 0, count=count)
+            replies = await pipe.execute()
+        lines: dict[str, bytes] = {}
+        for k, (next_inner, raw) in zip(shards, replies, strict=True):
+            assert isinstance(raw, dict)  # not no_values=True
+            lines.update((_as_bytes(f).decode(), _as_bytes(v)) for f, v in raw.items())
+            if int(next_inner):  # this shard goes on: the steps after it are read again later
+                return k + keys.SHARDS * int(next_inner), lines
+        after = shards[-1] + 1
+        return (0 if after == keys.SHARDS else after), lines
 
     async def tables_alive(self, table_ids: Sequence[str]) -> set[str]:
         """Which of these tables still exist (their keys have not expired)."""
@@ -226,14 +325,11 @@ class TableStore:
             return
         async with self.redis.pipeline(transaction=False) as pipe:
             for table_id in table_ids:
-                pipe.hdel(self.lobby_key, table_id)
+                pipe.hdel(self.lobby_key_of(table_id), table_id)
             dropped = await pipe.execute()
         gone = [t for t, n in zip(table_ids, dropped, strict=True) if int(n)]
-        if gone:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for table_id in gone:
-                    pipe.publish(self.lobby_channel, table_id)
-                await pipe.execute()
+        # (Concurrent calls, not a pipeline: redis-py's cluster pipeline refuses PUBLISH.)
+        await asyncio.gather(*(self.redis.publish(self.lobby_channel, t) for t in gone))
 
     async def memory_usage(self, table_id: str) -> int:
         """Bytes Redis spends on one table's keys (0 where MEMORY USAGE is unsupported)."""

@@ -1,7 +1,8 @@
 """The due loop: each instance claims due bot turns and timers and acts on them.
 
-Claims are leases in the Redis sorted set (see app.store.lua.CLAIM_DUE): exactly one
-instance holds an item at a time, and an item whose claimer died comes back.
+Claims are leases in the Redis sorted sets, one per shard (see app.store.lua.CLAIM_DUE and
+TableStore.claim_due, which shares a poll's batch among the shards): exactly one instance
+holds an item at a time, and an item whose claimer died comes back.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import logging
 import time
 
 from app import logs
-from app.store import STORE_DOWN
+from app.store import STORE_DOWN, keys
 from app.tables.service import TableService
 
 log = logging.getLogger(__name__)
@@ -24,12 +25,13 @@ async def run_due_loop(
     service: TableService,
     stop: asyncio.Event,
     *,
-    batch: int = 50,
+    batch: int = 2 * keys.SHARDS,
     max_running: int = 500,
     finish_seconds: float = 2.0,
 ) -> None:
     """Claim due tables and act on each in its own task, so that a computer's search at one
-    table never holds up the timers and computers of the others.
+    table never holds up the timers and computers of the others. A poll claims up to
+    ``batch`` items; at least one per shard, so a poll reaches every shard's set.
 
     When ``stop`` is set (the server is shutting down) the work in hand gets
     ``finish_seconds`` to commit; what is still running then is cancelled and handed back:
@@ -90,11 +92,8 @@ async def run_due_loop(
 
 async def hand_back(service: TableService, table_ids: list[str]) -> None:
     """Make claimed items due now (only those still in the set: XX), releasing their lease."""
-    now_ms = int(time.time() * 1000)
     try:
-        await service.store.redis.zadd(
-            service.store.due_key, {table_id: now_ms for table_id in table_ids}, xx=True
-        )
+        await service.store.make_due_now(table_ids, time.time() * 1000)
         log.info("handed back %d due item(s) to the other instances", len(table_ids))
     except Exception:
         log.exception("could not hand back due items; they come back after the lease")

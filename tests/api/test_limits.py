@@ -55,7 +55,7 @@ def players_in_sql(client: TestClient) -> int:
 
 def table_keys(client: TestClient) -> set[bytes]:
     redis_client = client.app.state.services.redis  # type: ignore[attr-defined]
-    found: list[bytes] = client.portal.call(redis_client.keys, "{table:*")  # type: ignore[union-attr]
+    found: list[bytes] = client.portal.call(redis_client.keys, "*:table:*")  # type: ignore[union-attr]
     return set(found)
 
 
@@ -77,6 +77,24 @@ def test_new_guests_per_address(tmp_path: Path) -> None:
         assert_refused(refused, "too_many_guests", 600)
         assert "3 new guests" in refused.json()["detail"]["message"]
         assert players_in_sql(client) == players  # no SQL row
+
+
+def test_limit_counters_are_in_the_deployments_namespace(tmp_path: Path) -> None:
+    """Guests, registrations, sign-in attempts and tables: every counter is under
+    ``{<namespace>:limits}`` (or the namespace's hosting sets), none in another deployment's."""
+    namespace = "t" + uuid.uuid4().hex[:10]
+    with server(tmp_path, redis_namespace=namespace) as client:
+        auth = guest(client, "Ann")
+        assert create(client, auth).status_code == 201
+        client.post("/api/account/register", json={"name": "annie", "password": "long enough 1"})
+        client.post("/api/account/login", json={"name": "annie", "password": "wrong password"})
+        redis_client = client.app.state.services.redis  # type: ignore[attr-defined]
+        found: list[bytes] = client.portal.call(redis_client.keys, "*")  # type: ignore[union-attr]
+    names = {k.decode() for k in found}
+    limits = {n for n in names if ":limits}" in n}
+    assert any(":register:" in n for n in limits) and any(":login-" in n for n in limits)
+    assert all(n.startswith("{" + namespace + ":limits}:") for n in limits), limits
+    assert not [n for n in names if "hearts" in n], names  # nothing in the default namespace
 
 
 def test_guests_are_counted_per_address_not_for_everyone(tmp_path: Path) -> None:
@@ -204,9 +222,8 @@ async def two_instances(kind: str, tmp_path: Path, **limits: int) -> AsyncIterat
             yield [a, b]
     finally:
         client = redis.Redis.from_url(real_redis_url())
-        for key in client.scan_iter(match="{" + namespace + ":*"):
+        for key in client.scan_iter(match="*" + namespace + "*"):  # every namespaced key
             client.delete(key)
-        client.delete(f"{namespace}:due", f"{namespace}:lobby", f"{namespace}:database")
         client.close()
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import fakeredis
-import orjson
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
@@ -26,7 +25,7 @@ from app.db.deployment import (
     read_database_id,
 )
 from app.db.models import Game
-from app.db.outbox import OutboxWorker
+from app.db.outbox import OutboxWorker, enqueue
 from app.main import create_app
 from app.settings import load_settings
 
@@ -138,20 +137,19 @@ async def test_a_results_writer_of_another_database_takes_nothing(
     """Started while its server could not check (the database was down then), the writer
     checks before it reads the stream: the other deployment's record stays for its owner."""
     redis = fakeredis.FakeAsyncRedis()
-    stream = "{" + namespace + ":outbox}:results"
     other_url = f"sqlite:///{tmp_path / 'other.sqlite3'}"
     upgrade_to_head(other_url)
     other = make_database(other_url)
     try:
         assert await check(redis, namespace, database)
-        await redis.xadd(stream, {"event": orjson.dumps(RECORD)})
-        stray = OutboxWorker(redis, other, stream=stream, namespace=namespace, block_ms=10)
+        await enqueue(redis, RECORD, namespace=namespace)  # to its table's shard's stream
+        stray = OutboxWorker(redis, other, namespace=namespace, block_ms=10)
         await asyncio.wait_for(stray.run(asyncio.Event()), 10)  # stops by itself
         assert stray.handled == 0
         with other.session() as session:
             assert session.exec(select(Game)).all() == []
         # The owner's writer takes it.
-        owner = OutboxWorker(redis, database, stream=stream, namespace=namespace)
+        owner = OutboxWorker(redis, database, namespace=namespace)
         await owner.drain()
         assert owner.written == 1
         with database.session() as session:

@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from app.db.auth import _signer
 from app.main import create_app
 from app.settings import load_settings
+from app.store import keys
 
 
 def _closed_port() -> int:
@@ -158,7 +159,7 @@ def test_a_database_that_stops_mid_game_and_comes_back(throwaway_postgres: Any) 
         with client.websocket_connect(f"/ws/tables/{created.json()['table']['id']}") as ws:
             ws.send_json({"type": "hello", "token": recent})
             assert ws.receive_json()["type"] in ("welcome", "state")
-        # A game that ends meanwhile waits in the outbox stream.
+        # A game that ends meanwhile waits in its shard's results stream.
         record = {
             "kind": "game",
             "table_id": "outage-table",
@@ -170,7 +171,7 @@ def test_a_database_that_stops_mid_game_and_comes_back(throwaway_postgres: Any) 
             "winners": [0],
             "ended": "finished",
         }
-        stream = "{" + settings.redis_namespace + ":outbox}:results"
+        stream = keys.results_key(settings.redis_namespace, keys.shard_of(record["table_id"]))
         fakeredis.FakeRedis(server=redis_server).xadd(stream, {"event": orjson.dumps(record)})
 
         pg.start()

@@ -196,7 +196,7 @@ async def test_a_private_tables_game_reaches_sql_private(
     records = await results.records()
     assert records and all(r["private"] is True for r in records)
     assert all(parse_event(orjson.loads(orjson.dumps(r))).private for r in records)
-    worker = OutboxWorker(redis_client, database, stream=results.stream, block_ms=10)
+    worker = OutboxWorker(redis_client, database, streams=results.streams, block_ms=10)
     await worker.drain()
     with database.session() as session:
         game = session.exec(select(Game)).one()

@@ -266,7 +266,7 @@ async def feed_on(client: aioredis.Redis, namespace: str) -> AsyncIterator[Lobby
     finally:
         await feed.stop()
         await fanout.stop()
-        await client.delete(store.lobby_key)
+        await client.delete(*store.lobby_keys)
 
 
 async def until(predicate: Any, timeout: float = 5.0) -> None:
@@ -285,7 +285,9 @@ async def test_the_feed_loads_follows_and_resyncs(
     ns = namespace + "-"  # table keys are not namespaced: ids of their own
     for i in range(1200):  # more than one HSCAN slice
         await redis_client.hset(
-            store.lobby_key, ns + f"t{i:04d}", line(ns + f"t{i:04d}", created=i)
+            store.lobby_key_of(ns + f"t{i:04d}"),
+            ns + f"t{i:04d}",
+            line(ns + f"t{i:04d}", created=i),
         )
     async with feed_on(redis_client, namespace) as feed:
         index = await feed.ready()
@@ -300,9 +302,13 @@ async def test_the_feed_loads_follows_and_resyncs(
         await write(store, ns + "new", None, version=1)
         await until(lambda: ns + "new" not in index.entries)
         # A change nobody announced (a lost pub/sub message) is found by the resync.
-        await redis_client.hset(store.lobby_key, ns + "quiet", line(ns + "quiet", created=7000))
-        await redis_client.hdel(store.lobby_key, ns + "t0002")
-        await redis_client.hset(store.lobby_key, ns + "t0003", line(ns + "t0003", status="over"))
+        await redis_client.hset(
+            store.lobby_key_of(ns + "quiet"), ns + "quiet", line(ns + "quiet", created=7000)
+        )
+        await redis_client.hdel(store.lobby_key_of(ns + "t0002"), ns + "t0002")
+        await redis_client.hset(
+            store.lobby_key_of(ns + "t0003"), ns + "t0003", line(ns + "t0003", status="over")
+        )
         await feed.resync()
         assert ns + "quiet" in index.entries
         assert ns + "t0002" not in index.entries and ns + "t0003" not in index.entries
@@ -315,13 +321,15 @@ async def test_expired_tables_leave_the_lobby(redis_client: aioredis.Redis, name
     still lives (it changed since the line was written) stays."""
     store = TableStore(redis_client, namespace=namespace)
     ns = namespace + "-"  # table keys are not namespaced: ids of their own
-    await redis_client.hset(store.lobby_key, ns + "gone", line(ns + "gone", expires=1))
+    await redis_client.hset(
+        store.lobby_key_of(ns + "gone"), ns + "gone", line(ns + "gone", expires=1)
+    )
     await write(store, ns + "alive", line(ns + "alive", expires=1))  # its keys exist
-    await redis_client.hset(store.lobby_key, ns + "later", line(ns + "later"))
+    await redis_client.hset(store.lobby_key_of(ns + "later"), ns + "later", line(ns + "later"))
     async with feed_on(redis_client, namespace) as feed:
         index = await feed.ready()
         assert set(index.entries) == {ns + "alive", ns + "later"}
-        assert await redis_client.hexists(store.lobby_key, ns + "gone") == 0
+        assert await redis_client.hexists(store.lobby_key_of(ns + "gone"), ns + "gone") == 0
         await redis_client.delete(*keys.table_keys(ns + "alive"))
         await feed.resync()
         assert set(index.entries) == {ns + "later"}
@@ -481,7 +489,9 @@ async def test_socket_pages_updates_and_limits(tmp_path: Any) -> None:
             async with store.redis.pipeline(transaction=False) as pipe:  # one batch
                 for i in range(280, 300):
                     pipe.hset(
-                        store.lobby_key, f"t{i:04d}", line(f"t{i:04d}", free=0, humans=2, created=i)
+                        store.lobby_key_of(f"t{i:04d}"),
+                        f"t{i:04d}",
+                        line(f"t{i:04d}", free=0, humans=2, created=i),
                     )
                 for i in range(280, 300):
                     pipe.publish(store.lobby_channel, f"t{i:04d}")

@@ -14,9 +14,9 @@ from sqlmodel import select
 
 from app.db import make_database, upgrade_to_head
 from app.db.models import Game
-from app.main import OutboxProcess, results_stream
+from app.main import OutboxProcess
 from app.settings import Settings
-from app.store import make_redis
+from app.store import keys, make_redis
 from app.workers import OUTBOX_NICE
 from tests.conftest import real_redis_url
 
@@ -32,9 +32,6 @@ async def test_outbox_process_writes_records_and_stops(tmp_path: Path, namespace
         redis_namespace=namespace,
         secret_key="test-secret-key-0123456789",
     )
-    stream = results_stream(settings)
-    assert stream == "{" + namespace + ":outbox}:results"
-    assert results_stream(Settings()) == "{hearts:outbox}:results"  # app.db.outbox's default
     redis = make_redis(settings.redis_url)
     record = {
         "kind": "game",
@@ -47,6 +44,8 @@ async def test_outbox_process_writes_records_and_stops(tmp_path: Path, namespace
         "winners": [0],
         "ended": "finished",
     }
+    # To its table's shard's stream, as a commit would: the process reads every shard's.
+    stream = keys.results_key(namespace, keys.shard_of("t1"))
     await redis.xadd(stream, {"event": orjson.dumps(record)})
     outbox = OutboxProcess(settings)
     outbox.start()
@@ -120,5 +119,4 @@ async def test_worker_processes_end_when_their_server_is_killed(namespace: str) 
             assert not left, [(w, Path(f"/proc/{w}/stat").read_text()[:80]) for w in left]
     finally:
         redis = make_redis(real_redis_url())
-        await redis.delete("{" + namespace + ":outbox}:results", f"{namespace}:due")
-        await redis.aclose()
+        await redis.aclose()  # the namespace fixture drops its keys

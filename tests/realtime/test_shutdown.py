@@ -91,8 +91,9 @@ class Player:
                 acted = -1  # a move sent as the socket closed may not have landed
 
 
-async def claimed(redis: aioredis.Redis, due_key: str, table_id: str) -> None:
+async def claimed(redis: aioredis.Redis, namespace: str, table_id: str) -> None:
     """Wait until the table's due item has been claimed: its score pushed a lease ahead."""
+    due_key = keys.due_key(namespace, keys.shard_of(table_id))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         score = await redis.zscore(due_key, table_id)
@@ -155,7 +156,6 @@ async def test_sigterm_sends_players_and_due_work_to_the_other_instance(
     a_env = {**env, "HEARTS_INSTANCE_ID": "A", "HEARTS_LOG_LEVEL": "info"}
     a_log = tmp_path / "a.log"
     redis = aioredis.from_url(real_redis_url())
-    due_key = keys.due_key(namespace)
     held: list[int] = []
     with subprocess_server({**a_env, "HEARTS_LOG_FORMAT": "json"}, output=a_log) as (a, proc_a):
         (ann_token, _), (bob_token, _) = [await guest(a, n) for n in ("Ann", "Bob")]
@@ -197,8 +197,8 @@ async def test_sigterm_sends_players_and_due_work_to_the_other_instance(
             held = children(proc_a.pid)
             assert held, "A runs its computers in a worker process"
             signal_all(held, signal.SIGSTOP)
-            await claimed(redis, due_key, table_id)
-            await claimed(redis, due_key, robots)
+            await claimed(redis, namespace, table_id)
+            await claimed(redis, namespace, robots)
             b_env = {**env, "HEARTS_INSTANCE_ID": "B", "HEARTS_MIGRATE_ON_START": "false"}
             with subprocess_server(b_env) as (b, _):
                 ann.addresses.append(b)

@@ -273,7 +273,7 @@ async def test_the_lobby_catches_up_when_pub_sub_is_back(namespace: str) -> None
         index = await feed.ready()
         store = TableStore(client, namespace=namespace)
         table_id = namespace + "-quiet"
-        await client.hset(store.lobby_key, table_id, line(table_id, created=1))
+        await client.hset(store.lobby_key_of(table_id), table_id, line(table_id, created=1))
         assert table_id not in index.entries
         feed.fanout._reconnected()  # what Fanout._keep_connected calls once it is back
         await until(lambda: table_id in index.entries)

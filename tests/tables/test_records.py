@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from app import engine
 from app.db.events import GameRecord, parse_event
 from app.db.replay import replay_game
-from app.store import TableStore
+from app.store import TableStore, keys
 from tests.tables.test_service import ALICE, BOB, CAROL, Clock, drive_bots, make_service
 
 pytestmark = pytest.mark.asyncio
@@ -103,7 +103,7 @@ async def test_an_idle_game_is_recorded_as_abandoned_with_its_moves(
             await service.run_due(tid)
     await service.leave(table.id, BOB)  # a computer takes Bob's seat: it still counts for him
     # The keys outlive the idle time, so the due loop finds the table to record it.
-    assert await redis_client.ttl("{table:" + table.id + "}:state") > 600
+    assert await redis_client.ttl(keys.state_key(table.id)) > 600
     assert await service.store.due_of(table.id) is not None
     before, state = await service.read(table.id)
     # Nobody moves for the idle time (Alice must lead, with no turn timer).
@@ -129,7 +129,7 @@ async def test_an_idle_game_is_recorded_as_abandoned_with_its_moves(
     assert replay["totals"] == record["totals"]
     log = [orjson.loads(e) for e in await service.store.read_log(table.id)]
     assert any(e["kind"] == "abandoned" for e in log[-1]["events"])
-    assert await redis_client.ttl("{table:" + table.id + "}:state") <= 900
+    assert await redis_client.ttl(keys.state_key(table.id)) <= 900
 
 
 async def test_results_are_added_in_the_commit_itself(
@@ -137,9 +137,9 @@ async def test_results_are_added_in_the_commit_itself(
 ) -> None:
     """The record goes into the stream in the same Lua step as the move: no instance can die
     between the two; a lost compare-and-set adds nothing."""
-    stream = "{" + namespace + ":outbox}:results"
-    store = TableStore(redis_client, namespace=namespace, results_stream=stream)
+    store = TableStore(redis_client, namespace=namespace)
     tid = namespace + "t"
+    stream = keys.results_key(namespace, keys.shard_of(tid))  # in the table's slot
     ok = await store.commit(
         tid, expected_version=0, blob=b"s", message=b"m", ttl_seconds=60, records=[b'{"a":1}']
     )
@@ -189,7 +189,7 @@ async def test_finished_game_records_reach_sql_once(
     await service.start(table.id, actor)
     clock.ms += 31_000
     await drive_bots(service, table.id, clock)
-    worker = OutboxWorker(redis_client, database, stream=results.stream, block_ms=10)
+    worker = OutboxWorker(redis_client, database, streams=results.streams, block_ms=10)
     await worker.drain()
     assert worker.written == 2
     from sqlmodel import select

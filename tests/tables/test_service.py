@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 from app import engine
 from app.db.events import parse_event
 from app.settings import Settings
-from app.store import TableStore
+from app.store import TableStore, keys
 from app.tables import Actor, TableError, TableService
 
 pytestmark = pytest.mark.asyncio
@@ -32,15 +32,20 @@ class Clock:
 
 
 class Results:
-    """The results stream one test's tables write to (what app.db.outbox reads)."""
+    """The results streams one test's tables write to, one per shard (what app.db.outbox
+    reads)."""
 
-    def __init__(self, redis: aioredis.Redis, stream: str) -> None:
+    def __init__(self, redis: aioredis.Redis, namespace: str) -> None:
         self.redis = redis
-        self.stream = stream
+        self.streams = keys.results_keys(namespace)
 
     async def records(self) -> list[dict[str, Any]]:
-        entries = await self.redis.xrange(self.stream)
-        return [orjson.loads(fields[b"event"]) for _id, fields in entries]
+        """Every record, each shard's in its order (a test's table writes to one)."""
+        found = []
+        for stream in self.streams:
+            entries = await self.redis.xrange(stream)
+            found += [orjson.loads(fields[b"event"]) for _id, fields in entries]
+        return found
 
 
 def make_service(
@@ -54,9 +59,8 @@ def make_service(
     find_game_id = overrides.pop("find_game_id", None)
     overrides.setdefault("hand_pause_ms", 0)
     settings = Settings(bot_delay_min_ms=0, bot_delay_max_ms=0, **overrides)
-    stream = "{" + namespace + ":outbox}:results"
     service = TableService(
-        TableStore(redis, namespace=namespace, results_stream=stream),
+        TableStore(redis, namespace=namespace),
         settings,
         instance_id="i1",
         clock=clock or Clock(),
@@ -64,7 +68,7 @@ def make_service(
         computer=computer,
         find_game_id=find_game_id,
     )
-    return service, Results(redis, stream)
+    return service, Results(redis, namespace)
 
 
 async def drive_bots(service: TableService, table_id: str, clock: Clock, limit: int = 5000) -> None:
