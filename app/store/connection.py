@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 import redis.asyncio as aioredis
-from redis.asyncio.cluster import ClusterNode, ClusterPubSub, RedisCluster
+from redis.asyncio.cluster import ClusterNode, ClusterPipeline, ClusterPubSub, RedisCluster
+from redis.exceptions import RedisClusterException
 
 from app.settings import MEMORY_REDIS_URL, is_cluster_url, parse_cluster_url
 
@@ -78,7 +79,36 @@ async def _ready(cluster: RedisCluster) -> None:
         await cluster.initialize()
 
 
+class _ClusterPipeline(ClusterPipeline):
+    """redis-py 8.1's cluster pipeline looks up each command's node as it is queued: queued
+    on a client that has not read its slot map yet, a transaction then fails ("attached to a
+    different loop"). Until the map is read, commands are kept and queued at execute()."""
+
+    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        if self.cluster_client._initialize:
+            self._held.append((args, kwargs))
+            return self
+        return super().execute_command(*args, **kwargs)
+
+    async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
+        held, self._held = self._held, []
+        if held:
+            await _ready(self.cluster_client)
+            for args, kwargs in held:
+                super().execute_command(*args, **kwargs)
+        return await super().execute(raise_on_error, allow_redirections)
+
+    _held: list[tuple[tuple[Any, ...], dict[str, Any]]]
+
+
 class _RedisCluster(RedisCluster):
+    def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
+        if shard_hint:
+            raise RedisClusterException("shard_hint is deprecated in cluster mode")
+        pipe = _ClusterPipeline(self, transaction)  # type: ignore[abstract]
+        pipe._held = []
+        return pipe
+
     def pubsub(
         self,
         node: ClusterNode | None = None,

@@ -216,3 +216,34 @@ async def test_the_throttle_script_on_redis(any_redis: Any) -> None:
     ttls = [await any_redis.ttl(key) for key in keys]
     assert all(0 < ttl <= 600 for ttl in ttls)
     await any_redis.delete(*keys)
+
+
+@pytest.mark.asyncio
+async def test_counters_of_one_attempt_share_a_slot_on_every_backend(
+    redis_client: Any, namespace: str
+) -> None:
+    """The counters one attempt touches are in one transaction or script: on Redis Cluster
+    they must share a slot (the namespace's ``{<ns>:limits}`` tag), or CROSSSLOT."""
+    prefix = "{" + namespace + ":limits}"
+    limiter = ratelimit.AttemptLimiter(
+        redis_client, "guests", attempts=2, window_seconds=60, prefix=prefix
+    )
+    assert await limiter.hit("1.2.3.4", "1.2.3.0/24") is None
+    assert await limiter.hit("1.2.3.4", "1.2.3.0/24") is None
+    wait = await limiter.hit("1.2.3.4", "1.2.3.0/24")
+    assert wait is not None and 0 < wait <= 60
+    await limiter.reset("1.2.3.4", "1.2.3.0/24")
+    assert await limiter.hit("1.2.3.4", "1.2.3.0/24") is None
+    limits = LoginLimits(
+        free_per_address=1,
+        free_per_address_name=1,
+        free_per_name=1,
+        max_delay_seconds=60,
+        memory_seconds=600,
+    )
+    throttle = LoginThrottle(redis_client, limits, prefix=prefix, clock=lambda: 1000.0)
+    assert await throttle.begin("1.2.3.4", "ann", None) is None  # counted as failed
+    wait = await throttle.begin("1.2.3.4", "ann", None)
+    assert wait is not None and wait >= 1
+    await throttle.succeeded("1.2.3.4", "ann", None)
+    assert await throttle.device_trusted("some-device")
