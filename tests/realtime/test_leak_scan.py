@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import fakeredis
@@ -23,7 +25,9 @@ import websockets
 
 from app import engine
 from app.engine.claim import claim_wins_all
-from app.store import keys
+from app.settings import Settings
+from app.store import keys, make_redis
+from tests.conftest import cluster_redis_url, drop_namespace
 from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
 from tests.realtime.leak_scan import HTTP_ROUTES, Game, Leak, Scanner
 from tests.realtime.test_games import settings_for
@@ -87,31 +91,65 @@ async def stored_hands(database_url: str) -> int:
         engine_.dispose()
 
 
-CASES = [(p, False, SHORT) for p in sorted(engine.PRESETS)] + [
-    ("classic", True, SHORT),
-    ("classic", False, {**SHORT, "auto_end": True}),
+CASES = [(p, False, SHORT, "fake") for p in sorted(engine.PRESETS)] + [
+    ("classic", True, SHORT, "fake"),
+    ("classic", False, {**SHORT, "auto_end": True}, "fake"),
+    # Redis Cluster (HEARTS_TEST_REDIS_CLUSTER_URL), two instances: the player and its HTTP
+    # polls on A, the spectator, its polls and the lobby sockets on B.
+    ("classic", False, SHORT, "cluster"),
 ]
 
 
+@contextlib.asynccontextmanager
+async def servers(kind: str, tmp_path: Any) -> AsyncIterator[tuple[Settings, str, str, Any]]:
+    """(settings, the player's instance, the spectator's instance, a client of their Redis)."""
+    settings = settings_for(tmp_path).model_copy(update={"due_poll_seconds": 0.005})
+    if kind == "fake":
+        fake = fakeredis.FakeServer()
+        async with in_process_server(settings, fake) as address:
+            yield settings, address, address, fakeredis.FakeAsyncRedis(server=fake)
+        return
+    url = cluster_redis_url()
+    namespace = "t" + uuid.uuid4().hex[:10]
+    settings = settings.model_copy(
+        update={
+            "redis_url": url,
+            "redis_namespace": namespace,
+            "secret_key": "test-secret-key-0123456789",
+        }
+    )
+    try:
+        async with (
+            in_process_server(settings.model_copy(update={"instance_id": "A"})) as a,
+            in_process_server(
+                settings.model_copy(update={"instance_id": "B", "migrate_on_start": False})
+            ) as b,
+        ):
+            yield settings, a, b, make_redis(url)
+    finally:
+        drop_namespace(url, namespace)
+
+
 @pytest.mark.parametrize(
-    ("preset", "private", "options"),
+    ("preset", "private", "options", "kind"),
     CASES,
     ids=[
-        p + ("-private" if x else "") + ("-auto-end" if "auto_end" in o else "")
-        for p, x, o in CASES
+        p
+        + ("-private" if x else "")
+        + ("-auto-end" if "auto_end" in o else "")
+        + ("-cluster" if k == "cluster" else "")
+        for p, x, o, k in CASES
     ],
 )
 async def test_a_whole_game_leaks_nothing(
-    preset: str, private: bool, options: dict[str, object], tmp_path: Any
+    preset: str, private: bool, options: dict[str, object], kind: str, tmp_path: Any
 ) -> None:
     """The player also claims: at its first card of the first hand (refused: announced, nothing
     shown), and whenever the claim would be accepted after that (its cards shown to all)."""
-    fake = fakeredis.FakeServer()
-    settings = settings_for(tmp_path).model_copy(update={"due_poll_seconds": 0.005})
-    async with in_process_server(settings, fake) as address:
+    async with servers(kind, tmp_path) as (settings, address, other, redis):
         players = engine.make_rules(preset).players
         token, me = await guest(address, "Player")
-        watcher_token, watcher = await guest(address, "Watcher")
+        watcher_token, watcher = await guest(other, "Watcher")
         created = await create_table(
             address,
             token,
@@ -123,8 +161,8 @@ async def test_a_whole_game_leaks_nothing(
         table_id = created["table"]["id"]
         invite = created["table"]["invite"] or ""
         player = Client(address, table_id, token, "player")
-        spectator = Client(address, table_id, watcher_token, "spectator")
-        lobbies = [Lobby(address), Lobby(address)]
+        spectator = Client(other, table_id, watcher_token, "spectator")
+        lobbies = [Lobby(address), Lobby(other)]
         await player.connect()
         await spectator.connect(invite=invite or None)
         for lobby in lobbies:
@@ -132,7 +170,6 @@ async def test_a_whole_game_leaks_nothing(
         reply = await player.command("start")
         assert reply["type"] == "ack", reply
 
-        redis = fakeredis.FakeAsyncRedis(server=fake)
         blob = orjson.loads(await redis.get(keys.state_key(table_id)))
         game = Game(engine.make_rules(preset, blob["options"]), int(blob["seed"]))
 
@@ -145,7 +182,7 @@ async def test_a_whole_game_leaks_nothing(
             base_url=f"http://{address}", headers={"Authorization": f"Bearer {token}"}
         )
         http_watcher = httpx.AsyncClient(
-            base_url=f"http://{address}", headers={"Authorization": f"Bearer {watcher_token}"}
+            base_url=f"http://{other}", headers={"Authorization": f"Bearer {watcher_token}"}
         )
         context = {"table": table_id, "invite": invite, "player": me, "preset": preset}
         rng = random.Random(7)
