@@ -8,8 +8,18 @@
 Starts ``python -m app`` instance(s) on the given Redis (unless --address), opens every socket,
 plays complete hands as fast as the protocol allows (each player moves as soon as its view says
 so) and prints moves/s, the p50/p99 time from a move sent to the last view of it delivered to
-every socket of its table, Redis memory per table, server memory per socket and server CPU per
-move. Timings belong here, not in the tests.
+every socket of its table, Redis memory per table, server memory per socket, the server
+process's CPU per move apart from its worker processes' (results writer, computer players), and
+Redis's side of it: commands, bytes in and out and CPU per move, each node of a Cluster apart.
+Timings belong here, not in the tests.
+
+    python -m bench.load --cluster                    # on the local Redis Cluster (.ci/run)
+    python -m bench.load --redis-url redis+cluster://10.0.0.5:7000,10.0.0.6:7000
+
+The Redis figures are INFO deltas over the measured run (``used_cpu_sys`` + ``used_cpu_user``,
+``total_commands_processed``, ``total_net_input_bytes`` / ``total_net_output_bytes``): on a
+Redis that other clients use at the same time they count those clients too, so measure on a
+Redis of the benchmark's own (docs/scaling.md).
 
 With ``--soak-minutes M`` the tables play game after game (the host asks for a rematch at
 each game's end) at a paced ``--rate`` of moves per second in all, and each minute prints the
@@ -47,6 +57,8 @@ from typing import Any
 import httpx
 import orjson
 import redis
+
+from app.store import keys
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "bench-secret-key-0123456789"
@@ -95,6 +107,97 @@ def cpu_split(pid: int) -> tuple[float, float]:
             for child in (task / "children").read_text().split():
                 workers += cpu_seconds(int(child))
     return own, workers
+
+
+# -- Redis: one server or each node of a Cluster ----------------------------------------------
+
+
+def is_cluster(url: str) -> bool:
+    return url.split("://", 1)[0] in ("redis+cluster", "rediss+cluster")
+
+
+def cluster_client(url: str) -> Any:
+    """A redis-py Cluster client for ``redis+cluster://host:port[,host:port...]``."""
+    from redis.cluster import ClusterNode, RedisCluster
+
+    scheme, rest = url.split("://", 1)
+    rest = rest.split("/", 1)[0].rsplit("@", 1)[-1]
+    nodes = [
+        ClusterNode(h, int(p))  # type: ignore[no-untyped-call]
+        for h, p in (x.rsplit(":", 1) for x in rest.split(","))
+    ]
+    return RedisCluster(startup_nodes=nodes, ssl=scheme.startswith("rediss"))
+
+
+def redis_client(url: str) -> Any:
+    """A client that routes each key to its node (a Cluster client on a cluster URL)."""
+    return cluster_client(url) if is_cluster(url) else redis.Redis.from_url(url)
+
+
+def redis_nodes(url: str) -> list[tuple[str, Any]]:
+    """(name, client) of each Redis server: the one of ``redis://``, or every master and
+    replica of a Cluster (a replica's name ends with ``(replica)``)."""
+    if not is_cluster(url):
+        client = redis.Redis.from_url(url)
+        kwargs = client.connection_pool.connection_kwargs
+        return [(f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}", client)]
+    cluster = cluster_client(url)
+    out = []
+    for node in sorted(cluster.get_nodes(), key=lambda n: (n.server_type != "primary", n.port)):
+        name = f"{node.host}:{node.port}" + ("" if node.server_type == "primary" else " (replica)")
+        out.append(
+            (name, redis.Redis(host=node.host, port=node.port, ssl=url.startswith("rediss")))
+        )
+    cluster.close()
+    return out
+
+
+INFO_FIELDS = (
+    "cmdstat_evalsha",  # the calls of EVALSHA (INFO commandstats)
+    "used_cpu_sys",
+    "used_cpu_user",
+    "total_commands_processed",
+    "total_net_input_bytes",
+    "total_net_output_bytes",
+    "used_memory",
+)
+
+
+def redis_info(nodes: list[tuple[str, Any]]) -> list[dict[str, float]]:
+    """The INFO counters bench.load reports, per node."""
+    out = []
+    for _, client in nodes:
+        info = client.info("all")
+        info["cmdstat_evalsha"] = (info.get("cmdstat_evalsha") or {}).get("calls", 0)
+        out.append({name: float(info.get(name, 0)) for name in INFO_FIELDS})
+    return out
+
+
+def redis_deltas(
+    before: list[dict[str, float]], after: list[dict[str, float]]
+) -> list[dict[str, float]]:
+    return [{k: a[k] - b[k] for k in INFO_FIELDS} for b, a in zip(before, after, strict=True)]
+
+
+def namespace_keys(nodes: list[tuple[str, Any]], namespace: str) -> list[tuple[Any, bytes]]:
+    """Every key whose name holds ``namespace`` (the run's own global and per-shard keys),
+    with the node that holds it (masters only: a replica refuses the delete)."""
+    found = []
+    for name, client in nodes:
+        if name.endswith("(replica)"):
+            continue
+        for key in client.scan_iter(match=f"*{namespace}*", count=1000):
+            found.append((client, key))
+    return found
+
+
+def results_streams(nodes: list[tuple[str, Any]], namespace: str) -> list[tuple[Any, bytes]]:
+    """The run's results streams (one, or one per shard), once records were written."""
+    return [
+        (client, key)
+        for client, key in namespace_keys(nodes, namespace)
+        if key.endswith(b":results") and client.type(key) == b"stream"
+    ]
 
 
 @contextlib.contextmanager
@@ -569,6 +672,8 @@ def setup_tables(address: str, tables: int, hands: int) -> tuple[list[str], list
 
 
 def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) -> dict[str, Any]:
+    nodes = redis_nodes(args.redis_url)
+    info_setup = redis_info(nodes) if not args.address else []
     tokens, ids = setup_tables(addresses[0], args.tables, args.hands)
     per_table = 4 + args.spectators
     sockets = args.tables * per_table
@@ -605,23 +710,29 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     barrier.wait(timeout=args.timeout)
     rss_sockets = [rss_kb(p) for p in pids]
     cpu_before = [cpu_split(p) for p in pids]
+    info_before = redis_info(nodes)
     if args.soak_minutes:
         soak_report(results, clients, pids, rss_before, sockets, args.soak_minutes)
     got = [results.get(timeout=args.timeout + 60) for _ in procs]
     cpu_after = [cpu_split(p) for p in pids]
+    info_after = redis_info(nodes)
     # The results writer finishes the last tables' records after the run: its CPU until the
-    # outbox stream is empty (servers this run started) counts in the "until written" figure.
-    outbox = getattr(args, "outbox_stream", None)
-    if outbox:
-        client = redis.Redis.from_url(args.redis_url)
-        left, progress = client.xlen(outbox), time.monotonic()
+    # results streams are empty (servers this run started) counts in the "until written"
+    # figure.
+    namespace = getattr(args, "namespace", None)
+    streams = results_streams(nodes, namespace) if namespace else []
+    if streams:
+
+        def left_in() -> int:
+            return sum(int(client.xlen(key)) for client, key in streams)
+
+        left, progress = left_in(), time.monotonic()
         while left and time.monotonic() < progress + 3:  # no writer: gives up after 3 s
             time.sleep(0.1)
-            now_left = client.xlen(outbox)
+            now_left = left_in()
             if now_left < left:
                 left, progress = now_left, time.monotonic()
-        client.close()
-    cpu_written = [cpu_split(p) for p in pids] if outbox else cpu_after
+    cpu_written = [cpu_split(p) for p in pids] if namespace else cpu_after
     for proc in procs:
         proc.join(30)
     errors = [g["error"] for g in got if "error" in g]
@@ -642,14 +753,29 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
                 f" p99 {percentile(values, 0.99):6.1f} ms",
                 flush=True,
             )
-    client = redis.Redis.from_url(args.redis_url)
+    client = redis_client(args.redis_url)
     table_bytes = []
     for tid in ids[:20]:
         total = 0
-        for suffix in (":ver", ":state", ":log", ":moves"):
-            total += int(client.memory_usage("{table:" + tid + "}" + suffix) or 0)
+        for key in keys.table_keys(tid):  # named as the app names them
+            total += int(client.memory_usage(key) or 0)
         table_bytes.append(total)
     client.close()
+    # Redis: the run's INFO deltas per node (CPU, commands, bytes), and used_memory grown
+    # from before the tables were made to when every socket was open (masters only).
+    run = redis_deltas(info_before, info_after)
+    grown = (
+        sum(
+            d["used_memory"]
+            for (name, _), d in zip(nodes, redis_deltas(info_setup, info_before), strict=True)
+            if not name.endswith("(replica)")
+        )
+        if info_setup
+        else 0.0
+    )
+    for _, node in nodes:
+        node.close()
+    per_move = 1 / moves if moves else 0.0
     per_socket = [
         (after - before) * 1024 / max(1, sockets / len(pids))
         for before, after in zip(rss_before, rss_sockets, strict=True)
@@ -658,6 +784,7 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     worker_cpu = sum(a[1] - b[1] for a, b in zip(cpu_after, cpu_before, strict=True))
     written_cpu = sum(a[1] - b[1] for a, b in zip(cpu_written, cpu_before, strict=True))
     server_cpu = own_cpu + worker_cpu
+    redis_cpu = [(d["used_cpu_sys"] + d["used_cpu_user"]) * 1e6 * per_move for d in run]
     return {
         "instances": len(addresses),
         "tables": args.tables,
@@ -672,9 +799,17 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         "redis_bytes_per_table": statistics.mean(table_bytes) if table_bytes else 0,
         "server_bytes_per_socket": statistics.mean(per_socket) if per_socket else 0,
         "server_cpu_us_per_move": server_cpu / moves * 1e6 if moves and pids else 0.0,
+        "process_cpu_us_per_move": own_cpu / moves * 1e6 if moves and pids else 0.0,
         "worker_cpu_us_per_move": worker_cpu / moves * 1e6 if moves and pids else 0.0,
         "written_cpu_us_per_move": written_cpu / moves * 1e6 if moves and pids else 0.0,
         "client_cpu_s": sum(g["cpu"] for g in got),
+        "redis_used_bytes_per_table": grown / args.tables if args.tables else 0.0,
+        "redis_nodes": [name for name, _ in nodes],
+        "redis_cpu_us_per_move": redis_cpu,
+        "redis_commands_per_move": sum(d["total_commands_processed"] for d in run) * per_move,
+        "redis_scripts_per_move": sum(d["cmdstat_evalsha"] for d in run) * per_move,
+        "redis_in_bytes_per_move": sum(d["total_net_input_bytes"] for d in run) * per_move,
+        "redis_out_bytes_per_move": sum(d["total_net_output_bytes"] for d in run) * per_move,
         "load": os.getloadavg()[0],
         "think_ms": think_ms,
     }
@@ -710,6 +845,21 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def report(result: dict[str, Any]) -> None:
+    used = (
+        f" ({result['redis_used_bytes_per_table'] / 1024:.1f} KB/table used_memory with the"
+        " sockets, due times, lobby)"
+        if result["redis_used_bytes_per_table"]
+        else ""
+    )
+    cpu = result["redis_cpu_us_per_move"]
+    names = result["redis_nodes"]
+    if len(cpu) == 1:
+        nodes = f"{cpu[0]:.0f}"
+    else:
+        nodes = f"{sum(cpu):.0f} in all: " + " ".join(
+            f"{n.split(' ')[0].rsplit(':', 1)[-1]}{'r' if 'replica' in n else ''} {c:.0f}"
+            for n, c in zip(names, cpu, strict=True)
+        )
     print(
         f"instances={result['instances']} tables={result['tables']} sockets={result['sockets']}"
         f"{' think=' + str(result['think_ms']) + 'ms' if result['think_ms'] else ''}"
@@ -718,11 +868,17 @@ def report(result: dict[str, Any]) -> None:
         f" {result['moves_per_s']:.0f} moves/s,"
         f" move->last view p50 {result['p50_ms']:.1f} ms p99 {result['p99_ms']:.1f} ms"
         f" (plays only: p99 {result['play_p99_ms']:.1f} ms);"
-        f" Redis {result['redis_bytes_per_table'] / 1024:.1f} KB/table,"
+        f" Redis {result['redis_bytes_per_table'] / 1024:.1f} KB/table"
+        f"{used},"
         f" server {result['server_bytes_per_socket'] / 1024:.1f} KB/socket,"
         f" server CPU (with its worker processes) {result['server_cpu_us_per_move']:.0f} us/move"
-        f" ({result['worker_cpu_us_per_move']:.0f} of it in the workers;"
+        f" (server process {result['process_cpu_us_per_move']:.0f},"
+        f" workers {result['worker_cpu_us_per_move']:.0f};"
         f" workers until the results were in SQL {result['written_cpu_us_per_move']:.0f}),"
+        f" Redis {result['redis_commands_per_move']:.1f} commands/move"
+        f" ({result['redis_scripts_per_move']:.2f} EVALSHA, the rest mostly their own calls),"
+        f" {result['redis_in_bytes_per_move']:.0f} B in + {result['redis_out_bytes_per_move']:.0f}"
+        f" B out per move, Redis CPU {nodes} us/move,"
         f" load generator CPU {result['client_cpu_s']:.1f} s"
         f" (load average {result['load']:.1f})",
         flush=True,
@@ -772,7 +928,18 @@ def main() -> None:
     parser.add_argument(
         "--timeline", action="store_true", help="also print p50/p99 per second of the run"
     )
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
+    parser.add_argument(
+        "--redis-url",
+        default=None,
+        help="any HEARTS_REDIS_URL: redis://host:port/db (default redis://127.0.0.1:6379/0) or"
+        " redis+cluster://host:port[,host:port...] (a Redis Cluster)",
+    )
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="on the local Redis Cluster of .ci/run (redis+cluster://127.0.0.1:7101)"
+        " unless --redis-url names another",
+    )
     parser.add_argument("--address", help="use a running server instead of starting one")
     parser.add_argument("--pid", type=int, action="append", default=[], help="its process id")
     parser.add_argument("--timeout", type=float, default=600)
@@ -784,6 +951,10 @@ def main() -> None:
         help="extra environment for the started servers (e.g. HEARTS_WS_PER_MESSAGE_DEFLATE=true)",
     )
     args = parser.parse_args()
+    if args.redis_url is None:
+        args.redis_url = (
+            "redis+cluster://127.0.0.1:7101" if args.cluster else "redis://127.0.0.1:6379/0"
+        )
     if args.address:
         report(run_load([args.address], args.pid, args))
         return
@@ -791,19 +962,16 @@ def main() -> None:
     for count in args.instances:
         namespace = "bench" + uuid.uuid4().hex[:8]
         try:
-            args.outbox_stream = "{" + namespace + ":outbox}:results"
+            args.namespace = namespace
             with servers(count, args.redis_url, namespace, extra) as started:
                 report(run_load([a for a, _ in started], [p for _, p in started], args))
         finally:
-            # The namespace's global keys have no expiry (the tables' keys do).
-            client = redis.Redis.from_url(args.redis_url)
-            client.delete(
-                f"{namespace}:due",
-                f"{namespace}:lobby",
-                f"{namespace}:database",
-                "{" + namespace + ":outbox}:results",
-            )
-            client.close()
+            # The namespace's global and per-shard keys have no expiry (the tables' keys do).
+            nodes = redis_nodes(args.redis_url)
+            for client, key in namespace_keys(nodes, namespace):
+                client.delete(key)
+            for _, client in nodes:
+                client.close()
 
 
 if __name__ == "__main__":
