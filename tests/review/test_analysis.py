@@ -361,7 +361,7 @@ def test_the_review_names_only_the_seats_own_cards() -> None:
         for d in _decisions(_easy_review(preset, seed)):
             v = views[d["index"]]
             own = {card_of(c) for c in [*v["hand"], *v.get("half_dummy", [])]}
-            named = []
+            named: list[str] = []
             for mv in [d["made"], d["best"], *(o["move"] for o in d["options"])]:
                 named += mv["cards"] if mv["type"] == "pass" else [mv["card"]]
             assert {card_of(c) for c in named} <= own
