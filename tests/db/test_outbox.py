@@ -14,8 +14,9 @@ from sqlmodel import func, select
 
 from app.db import Database, make_database, upgrade_to_head
 from app.db.models import Game, Hand, Rating
-from app.db.outbox import OutboxWorker, dead_letter_key, enqueue
+from app.db.outbox import OutboxWorker, dead_letter_key, enqueue, pending_count
 from app.db.players import create_guest
+from app.store import keys
 from tests.db.helpers import TcpProxy, game_event, hand_event, seats_of
 
 GAMES = 6
@@ -82,6 +83,43 @@ async def test_two_workers_write_each_record_once(
     assert _counts(database) == (GAMES, GAMES * HANDS, GAMES * 4)
     pending = await any_redis.xpending(stream_key, "sql-writer")
     assert pending["pending"] == 0
+
+
+@pytest.mark.asyncio
+async def test_workers_take_every_shards_records_once(
+    database: Database, redis_client: Any, namespace: str
+) -> None:
+    """Records of many tables land in their shards' streams; two workers reading every
+    shard (polled, no blocking read) write each once, and leave no stream pending; on one
+    Redis, the stand-in and Redis Cluster (the streams on every master)."""
+    players = [create_guest(database, f"S{i}") for i in range(4)]
+    seats = seats_of(*(p.id for p in players))
+    tables = [f"{namespace}-{i}" for i in range(40)]
+    events = [game_event(seats, [104, 0, 0, 0], table_id=t) for t in tables]
+    for event in events + events[:10]:  # some twice: delivery is at least once
+        await enqueue(redis_client, event, namespace=namespace)
+    streams = keys.results_keys(namespace)
+    used = {keys.results_key(namespace, keys.shard_of(t)) for t in tables}
+    assert len(used) > 20  # spread over the shards
+    workers = [
+        OutboxWorker(redis_client, database, streams=streams, block_ms=50, claim_idle_ms=0, batch=3)
+        for _ in range(2)
+    ]
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(w.run(stop)) for w in workers]
+
+    async def drained() -> bool:
+        return await pending_count(redis_client, namespace=namespace) == 0
+
+    try:
+        await _until(drained, "every shard's stream to drain")
+    finally:
+        stop.set()
+        await asyncio.gather(*tasks)
+    assert sum(w.written for w in workers) == len(events)
+    assert sum(w.duplicates for w in workers) >= 10
+    assert sum(w.dead for w in workers) == 0
+    assert _counts(database)[0] == len(events)
 
 
 @pytest.mark.asyncio
