@@ -1,0 +1,248 @@
+"""Game review (issue 16): how long a review takes, and how well its evaluation ranks moves.
+
+Run: ``python -m bench.review [--preset P ...] [--hands N] [--play-units U --pass-units U]``
+reviews one seat of one game per preset (bots play it: the reviewed seat Standard, the others
+Standard) at the review's default budget and prints a table of the CPU and wall time per game and
+per reviewed decision.  ``--hands N`` stops each game after N hands (default: the preset's whole
+game, to its target score).
+
+``python -m bench.review --strength --preset classic --deals 40`` ranks known-better against
+known-worse moves on the tournament deals (``bench.tournament``: the same seeds and pass
+directions): seat 0 plays Standard with a Standard field; wherever the Expert (budget
+``--expert-ms``) would play another card than Standard, the review's evaluation of that position
+(from seat 0's view, at the review budget) gives the expected points of both moves, and both moves
+are then played on from the true position ``--playouts`` times (seat 0 as Pro at budget 20 with
+different seeds, the field Standard) to see the points each actually led to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import time
+from typing import Any
+
+from app import engine
+from app.bots import choose_move
+from app.bots.expert import evaluate_play
+from app.bots.knowledge import Knowledge
+from app.bots.players import Budget, play_json
+from app.review import ReviewBudget, review_seat
+
+from .tournament import _setup
+
+DEFAULT_PRESETS = (
+    "classic",
+    "classic-3",
+    "classic-5",
+    "two-player-dummy",
+    "two-player-28",
+    "double-hearts",
+)
+
+
+def play_game(preset: str, seed: int, hands: int | None) -> dict[str, Any]:
+    """A game played by Standard players, as the record the review reads."""
+    opts: dict[str, object] = {"end": "hands", "hands": hands} if hands else {}
+    rules = engine.make_rules(preset, opts)
+    s = engine.new_game(rules, seed)
+    moves: list[list[Any]] = []
+    while s.phase != "over":
+        seat = engine.seats_to_act(s)[0]
+        mv = choose_move("standard", engine.view(s, seat), len(moves))
+        moves.append([seat, mv])
+        s = engine.apply(s, seat, engine.move_from_json(mv))
+    return {"preset": preset, "options": rules.to_options(), "seed": seed, "moves": moves}
+
+
+def times(args: argparse.Namespace) -> None:
+    budget = ReviewBudget(play_units=args.play_units, pass_units=args.pass_units, seed=0)
+    rows = []
+    for preset in args.preset or DEFAULT_PRESETS:
+        record = play_game(preset, 1, args.hands)
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        review = review_seat(record, 0, budget=budget)
+        cpu = time.process_time() - c0
+        wall = time.perf_counter() - t0
+        n = max(1, review["decisions"])
+        row = {
+            "preset": preset,
+            "hands": len(review["hands"]),
+            "decisions": review["decisions"],
+            "cpu_s": round(cpu, 1),
+            "wall_s": round(wall, 1),
+            "cpu_ms_per_decision": round(1000 * cpu / n),
+            "loss": review["loss"],
+            "accuracy": review["accuracy"],
+            "load": round(os.getloadavg()[0], 1),
+        }
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    print()
+    print("| preset | hands | decisions | CPU s | wall s | CPU ms / decision | load |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(
+            f"| {r['preset']} | {r['hands']} | {r['decisions']} | {r['cpu_s']} | {r['wall_s']}"
+            f" | {r['cpu_ms_per_decision']} | {r['load']} |"
+        )
+
+
+def _continue(state: engine.GameState, seat: int, opts: dict[str, object], seed: int) -> int:
+    """Play the hand out from ``state``: ``seat`` as Pro (budget 20, ``seed``), the others
+    Standard; the seat's points in the hand."""
+    hand_no = len(state.history)
+    n = 0
+    while len(state.history) == hand_no:
+        who = engine.seats_to_act(state)[0]
+        v = engine.view(state, who)
+        if who == seat:
+            mv = choose_move("pro", v, seed * 1009 + n, budget_ms=20, hard_cap_ms=1e9)
+        else:
+            mv = choose_move("standard", v, n, options=opts)
+        state = engine.apply(state, who, engine.move_from_json(mv))
+        n += 1
+    return state.history[-1].points[seat]
+
+
+def strength(args: argparse.Namespace) -> None:
+    preset = args.preset[0] if args.preset else "classic"
+    seat = 0
+    rows: list[dict[str, float]] = []
+    c0 = time.process_time()
+    for deal in range(args.first_deal, args.first_deal + args.deals):
+        opts, direction = _setup(preset, deal)
+        rules = engine.make_rules(preset, opts)
+        s = engine.new_game(rules, 1_000_003 * deal + 17)
+        n_moves = 0
+        while s.phase != "over":
+            if s.phase == "direction":
+                assert direction is not None
+                s = engine.apply(s, s.dealer, engine.ChooseDirection(direction))
+                continue
+            who = engine.seats_to_act(s)[0]
+            v = engine.view(s, who)
+            std = choose_move("standard", v, n_moves, options=opts)
+            legal = v.get("legal")
+            cards = legal.get("cards", []) if isinstance(legal, dict) else []
+            if who == seat and s.phase == "play" and len(cards) > 1:
+                exp = choose_move(
+                    "expert", v, deal * 7919 + n_moves, args.expert_ms, opts, hard_cap_ms=1e9
+                )
+                if exp != std:
+                    k = Knowledge(v, rules)
+                    rng = random.Random(f"strength:{deal}:{n_moves}")
+                    ev = evaluate_play(k, rng, Budget(args.review_units, 1e9))
+                    expected = {
+                        json.dumps(play_json(k.t, d, not k.cur_cards), sort_keys=True): e
+                        for d, e in zip(ev.cands, ev.expected(), strict=True)
+                    }
+                    best = min(expected.values())
+                    e_std = expected[json.dumps(std, sort_keys=True)]
+                    e_exp = expected[json.dumps(exp, sort_keys=True)]
+                    outcome = {}
+                    for name, mv in (("standard", std), ("expert", exp)):
+                        after = engine.apply(s, who, engine.move_from_json(mv))
+                        pts = [_continue(after, seat, opts, r) for r in range(args.playouts)]
+                        outcome[name] = statistics.fmean(pts)
+                    row = {
+                        "deal": deal,
+                        "move": n_moves,
+                        "loss_standard": e_std - best,
+                        "loss_expert": e_exp - best,
+                        "points_standard": outcome["standard"],
+                        "points_expert": outcome["expert"],
+                    }
+                    rows.append(row)
+                    print(json.dumps({k2: round(x, 3) for k2, x in row.items()}), flush=True)
+            s = engine.apply(s, who, engine.move_from_json(std))
+            n_moves += 1
+    cpu = time.process_time() - c0
+    _strength_summary(preset, args, rows, cpu)
+
+
+def _mean_ci(xs: list[float]) -> str:
+    if len(xs) < 2:
+        return f"{statistics.fmean(xs):.2f}" if xs else "-"
+    m = statistics.fmean(xs)
+    h = 1.96 * statistics.stdev(xs) / math.sqrt(len(xs))
+    return f"{m:.2f} ± {h:.2f}"
+
+
+def _strength_summary(
+    preset: str, args: argparse.Namespace, rows: list[dict[str, float]], cpu: float
+) -> None:
+    n = len(rows)
+    print()
+    print(
+        f"{preset}: deals {args.first_deal}-{args.first_deal + args.deals - 1}, {n} positions"
+        f" where Expert (budget {args.expert_ms}) and Standard disagree; review budget"
+        f" {args.review_units} units; {args.playouts} playouts per move; CPU {cpu:.0f} s"
+    )
+    if not n:
+        return
+    ls = [r["loss_standard"] for r in rows]
+    le = [r["loss_expert"] for r in rows]
+    ps = [r["points_standard"] for r in rows]
+    pe = [r["points_expert"] for r in rows]
+    pred = [a - b for a, b in zip(ls, le, strict=True)]  # > 0: the review prefers Expert's
+    real = [a - b for a, b in zip(ps, pe, strict=True)]  # > 0: Expert's led to fewer points
+    better = sum(1 for x in pred if x > 0.05)
+    worse = sum(1 for x in pred if x < -0.05)
+    marked = {
+        name: sum(1 for x in ls if x >= limit)
+        for name, limit in (("inaccuracy", 0.5), ("mistake", 1.5), ("blunder", 4.0))
+    }
+    agree = [
+        (p > 0) == (r > 0)
+        for p, r in zip(pred, real, strict=True)
+        if abs(p) > 0.05 and abs(r) > 1e-9
+    ]
+    corr = statistics.correlation(pred, real) if n > 2 and len(set(real)) > 1 else float("nan")
+    print(f"review's expected loss of Standard's move : {_mean_ci(ls)}")
+    print(f"review's expected loss of Expert's move   : {_mean_ci(le)}")
+    print(
+        f"the review prefers Expert's move in {better} of {n} positions, Standard's in {worse}"
+        f" (the rest within 0.05)"
+    )
+    print(f"Standard's move with a loss of at least 0.5 / 1.5 / 4: {marked}")
+    print(f"points led to after Standard's move        : {_mean_ci(ps)}")
+    print(f"points led to after Expert's move          : {_mean_ci(pe)}")
+    print(f"actual gain of Expert's move (std - exp)   : {_mean_ci(real)}")
+    print(f"predicted gain (review loss std - exp)     : {_mean_ci(pred)}")
+    if agree:
+        print(
+            f"the review's preference and the actual outcome agree in {sum(agree)} of"
+            f" {len(agree)} positions ({100 * sum(agree) / len(agree):.0f}%)"
+        )
+    print(f"correlation of predicted and actual gain   : {corr:.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--preset", action="append", help="preset(s) (default: the six games)")
+    ap.add_argument("--hands", type=int, default=None, help="stop each game after N hands")
+    ap.add_argument("--play-units", type=int, default=ReviewBudget.play_units)
+    ap.add_argument("--pass-units", type=int, default=ReviewBudget.pass_units)
+    ap.add_argument("--strength", action="store_true", help="rank Expert's vs Standard's moves")
+    ap.add_argument("--deals", type=int, default=40)
+    ap.add_argument("--first-deal", type=int, default=0)
+    ap.add_argument("--expert-ms", type=int, default=100, help="Expert's budget (--strength)")
+    ap.add_argument(
+        "--review-units", type=int, default=ReviewBudget.play_units, help="(--strength)"
+    )
+    ap.add_argument("--playouts", type=int, default=8, help="per move (--strength)")
+    args = ap.parse_args()
+    if args.strength:
+        strength(args)
+    else:
+        times(args)
+
+
+if __name__ == "__main__":
+    main()
