@@ -598,11 +598,11 @@ async def test_tables_without_people_leave_the_lobby_and_stay_reachable(tmp_path
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("kind", ["fake", "real"])
+@pytest.mark.parametrize("kind", ["fake", "real", "cluster"])
 async def test_lobby_updates_reach_sockets_on_another_instance(kind: str, tmp_path: Any) -> None:
     from tests.realtime.test_instances import two_instances
 
-    async with two_instances(kind, tmp_path) as (a, b):
+    async with two_instances(kind, tmp_path) as (a, b, _):
         token, _ = await guest(a, "OnA")
         async with LobbyClient(b) as on_b, LobbyClient(a, "?variant=double") as dbl_a:
             await on_b.wait(lambda m: m["type"] == "lobby")
