@@ -201,7 +201,10 @@ class TableStore:
                 room -= len(items)
                 if len(items) == n:
                     order.append(k)
-        self._claim_next = (first + max(1, asked_first)) % keys.SHARDS
+        # The next call starts after the shards this one could not ask (a limit below the
+        # number of shards), or after those that got one more than the others.
+        step = asked_first if asked_first < keys.SHARDS else limit % keys.SHARDS
+        self._claim_next = (first + max(1, step)) % keys.SHARDS
         return claimed
 
     def due_key_of(self, table_id: str) -> str:
