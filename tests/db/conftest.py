@@ -150,7 +150,7 @@ async def real_redis(stream_key: str) -> AsyncIterator[Any]:
     try:
         yield client
     finally:
-        await client.delete(stream_key, stream_key + ":dead")
+        await client.delete(stream_key, stream_key + ":dead", stream_key + ":sqltime")
         await client.aclose()
 
 
