@@ -102,6 +102,18 @@ class _ClusterPipeline(ClusterPipeline):
 
 
 class _RedisCluster(RedisCluster):
+    """redis-py's RedisCluster, fixed where redis-py 8.1 fails us (see each method)."""
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        # A burst of commands on a client that has not read its slot map yet (the server's
+        # first requests, 16 table creations at once) raced in redis-py 8.1: each looked up
+        # its node before the map was read, connections were closed under the others, and
+        # they failed or were retried (a retried script may have run: a table reservation
+        # counted twice). The map is read first, once, the others waiting for it.
+        if self._initialize:
+            await self.initialize()
+        return await super().execute_command(*args, **kwargs)
+
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
         if shard_hint:
             raise RedisClusterException("shard_hint is deprecated in cluster mode")

@@ -336,3 +336,19 @@ async def test_a_hung_master_is_dropped_and_its_replica_answers(
         await client.aclose()
         private_cluster.resume(old)
         private_cluster.wait_ok()
+
+
+@pytest.mark.asyncio
+async def test_a_burst_on_a_new_client_runs_each_script_once() -> None:
+    """The server's first requests come at once: on a client that has not read its slot map
+    yet, none may fail or be run twice (redis-py 8.1 retried scripts that had run)."""
+    client = make_redis(cluster_redis_url())
+    key = "{h2b" + uuid.uuid4().hex[:8] + "}:count"
+    count = client.register_script("return redis.call('INCR', KEYS[1])")
+    try:
+        replies = await asyncio.gather(*(count(keys=[key]) for _ in range(60)))
+        assert sorted(int(r) for r in replies) == list(range(1, 61))
+        assert int(await client.get(key)) == 60
+    finally:
+        await client.delete(key)
+        await client.aclose()
