@@ -9,7 +9,7 @@ workers, ending with the server, at nice +10): a review takes seconds to minutes
 must never wait in front of a computer player's move, nor take the CPU from the event loop.
 
 While the worker computes, the runner renews the job's lease and stores its progress about
-once a second, and publishes each change on the review's shard channel
+once a second, and publishes each change (read five times a second) on the review's shard channel
 (``keys.review_channel``, SPUBLISH), which the review sockets of every instance follow
 (app/api/reviews.py). The worker tells the runner its progress through a small file: a pool
 task cannot carry a pipe, and a multiprocessing manager would cost one more process.
@@ -59,7 +59,7 @@ def _init_worker(parent: int) -> None:
         os.nice(REVIEW_NICE)
 
 
-def _write_progress(path: str, fraction: float) -> None:
+def write_progress(path: str, fraction: float) -> None:
     tmp = path + ".tmp"
     with open(tmp, "w") as out:
         out.write(f"{fraction:.6f}")
@@ -108,7 +108,7 @@ def compute_review(
         if progress_path is None or (now - last[0] < PROGRESS_EVERY and fraction < 1.0):
             return
         last[0] = now
-        _write_progress(progress_path, fraction)
+        write_progress(progress_path, fraction)
 
     # ``budget``: rollouts per play; a pass weighs three times as many (the Expert's ratio).
     units = ReviewBudget(play_units=budget, pass_units=3 * budget)
@@ -143,7 +143,10 @@ class ReviewRunner:
         self.poll_seconds = poll_seconds
         # The computation (a picklable top-level function); a test may give its own.
         self.compute = compute
-        self.beat_seconds = min(1.0, lease_seconds / 3)
+        # Progress is read (and published) every beat; the lease renewed, with the progress
+        # stored, every renew_seconds.
+        self.beat_seconds = PROGRESS_EVERY
+        self.renew_seconds = min(1.0, lease_seconds / 3)
         self.finished = 0  # jobs this runner completed
         self._executor: Executor | None = None
         self._wake = asyncio.Event()
@@ -258,6 +261,7 @@ class ReviewRunner:
             self._reset()
             return False
         published = 0.0
+        renewed = loop.time()
         try:
             while True:
                 finished, _ = await asyncio.wait({future}, timeout=self.beat_seconds)
@@ -270,18 +274,20 @@ class ReviewRunner:
                     await self.publish(game_id, seat, "queued", 0.0)
                     return False
                 progress = read_progress(path) or 0.0
-                held = await asyncio.to_thread(
-                    reviews.renew,
-                    self.database,
-                    game_id,
-                    seat,
-                    self.owner,
-                    self.lease_seconds,
-                    progress=progress,
-                )
-                if not held:  # the lease ran out (a stalled instance) and another took it
-                    log.warning("review %s/%s: lost its lease; left to the other", game_id, seat)
-                    return False
+                if loop.time() - renewed >= self.renew_seconds:
+                    renewed = loop.time()
+                    held = await asyncio.to_thread(
+                        reviews.renew,
+                        self.database,
+                        game_id,
+                        seat,
+                        self.owner,
+                        self.lease_seconds,
+                        progress=progress,
+                    )
+                    if not held:  # the lease ran out (a stalled instance), another took it
+                        log.warning("review %s/%s: lost its lease; left to another", game_id, seat)
+                        return False
                 if progress - published >= PUBLISH_STEP:
                     published = progress
                     await self.publish(game_id, seat, "running", progress)

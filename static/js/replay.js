@@ -5,6 +5,7 @@ import { api } from "./api.js";
 import { SUIT_NAMES, cardName, faceOf, renderCard, sortCards } from "./cards.js";
 import { h, fill, setText } from "./dom.js";
 import { DIRECTION_WORDS, botLabel } from "./labels.js";
+import { ReviewPanel } from "./review.js";
 
 export function mountReplay(root, gameId) {
   // A private table's game opens for its players (signed in) or with its share link
@@ -52,10 +53,12 @@ class ReplayPage {
     this.build();
     document.addEventListener("keydown", this.keyHandler);
     this.render();
+    this.reviewPanel.start();
   }
 
   destroy() {
     document.removeEventListener("keydown", this.keyHandler);
+    if (this.reviewPanel) this.reviewPanel.destroy();
   }
 
   /** A seat's player; a computer with its level unless ``level`` is false (under a card). */
@@ -92,6 +95,9 @@ class ReplayPage {
     e.trick = h("div", { class: "replay-trick", role: "group", "aria-label": "Trick" });
     e.holdings = h("div", { class: "replay-holdings" });
     e.result = h("div", { class: "replay-result" });
+    // The game review (static/js/review.js): under "On the table" on a wide screen, last on
+    // a phone, so that what it adds pushes nothing already shown.
+    this.reviewPanel = new ReviewPanel(this);
     const winners = d.winners.map((w) => (w === "dummy" || w === d.players ? "The dummy" : this.name(w)));
     const label = this.preset ? this.preset.label : d.preset;
     fill(this.root, h("div", { class: "replay-page" },
@@ -101,11 +107,12 @@ class ReplayPage {
       h("section", { class: "panel" },
         h("p", {}, `Final scores: ${d.totals.map((t, i) => `${this.scorerName(i)} ${t}`).join(", ")}. `,
           h("strong", {}, winners.length > 1 ? `${winners.join(" and ")} share the win.` : `${winners[0] || "Nobody"} won.`)),
-        h("p", { class: "hint" }, "Keys: \u2190 \u2192 trick by trick, \u2191 \u2193 hand by hand."),
+        h("p", { class: "hint" }, "Keys: \u2190 \u2192 trick by trick, \u2191 \u2193 hand by hand; after a review, n and p from mistake to mistake."),
         this.shareBox(), e.controls, e.stepText),
       h("div", { class: "replay-board" },
-        h("section", { class: "panel" }, h("h2", {}, "On the table"), e.trick, e.result),
-        h("section", { class: "panel" }, h("h2", {}, "Everyone's cards"), e.holdings))));
+        h("section", { class: "panel board-table" }, h("h2", {}, "On the table"), e.trick, e.result),
+        h("section", { class: "panel board-cards" }, h("h2", {}, "Everyone's cards"), e.holdings),
+        this.reviewPanel.build())));
   }
 
   /** For a player of a private table's game: the link that opens it for anyone holding it. */
@@ -157,6 +164,10 @@ class ReplayPage {
   onKey(event) {
     const tag = event.target && event.target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    if (this.reviewPanel && this.reviewPanel.onKey(event)) {
+      event.preventDefault();
+      return;
+    }
     const map = { ArrowRight: () => this.move(1), ArrowLeft: () => this.move(-1), ArrowDown: () => this.go(this.hand + 1, 0), ArrowUp: () => this.go(this.hand - 1, 0) };
     if (map[event.key]) {
       event.preventDefault();
@@ -189,7 +200,7 @@ class ReplayPage {
     fill(e.holdings, holdings.filter((x) => x.seat !== undefined).map((holding) => {
       const owner = holding.from === "dummy" ? `${this.name(holding.seat)}'s half dummy` : this.name(holding.seat);
       const cards = sortCards(holding.cards).filter((c) => !played.has(`${holding.seat}|${holding.from}|${c}`));
-      return h("div", { class: "holding" },
+      return h("div", { class: "holding", "data-seat": String(holding.seat) },
         h("h3", {}, `${owner} (${cards.length})`),
         h("div", { class: "mini-cards" }, cards.map((c) => renderCard(c, { className: "small" }))));
     }));
@@ -199,7 +210,7 @@ class ReplayPage {
       const dir = hand.pass_direction;
       setText(e.stepText, `Hand ${hand.hand_no + 1}: the deal${passes.length ? `, passing ${DIRECTION_WORDS[dir] || dir}` : ""}. ${this.name(hand.dealer)} dealt.`);
       fill(e.trick, passes.length
-        ? h("ul", { class: "replay-passes" }, passes.map((m) => h("li", {},
+        ? h("ul", { class: "replay-passes" }, passes.map((m) => h("li", { "data-seat": String(m.seat) },
           h("span", {}, `${this.name(m.seat)} passed `),
           h("span", { class: "mini-cards" }, (m.move.cards || []).map((c) => renderCard(this.fullCode(c), { className: "small" }))))))
         : h("p", { class: "hint" }, "No passing in this hand."));
@@ -227,12 +238,14 @@ class ReplayPage {
       const led = first ? faceOf(first.card, trick.lead_face || "light") : null;
       setText(e.stepText, `Hand ${hand.hand_no + 1}, trick ${this.step} of ${tricks.length}: ${led && !led.joker ? `${SUIT_NAMES[led.suit]} led` : "led"}${trick.lead_face ? ` (${trick.lead_face} face)` : ""}, won by ${winner}.`);
       fill(e.trick, h("ol", { class: "mini-trick" }, trick.plays.map((p, i) => h("li", {
+        "data-seat": String(p.seat),
         class: (trick.winner === p.seat && p.from === "hand") || (trick.winner === "dummy" && p.from === "dummy") ? "winner" : "",
       },
       renderCard(p.card, { leadFace: i === 0 ? trick.lead_face : null, label: `${cardName(p.card)}, played by ${p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat)}` }),
       h("span", {}, p.from === "dummy" ? `${this.name(p.seat, false)}'s half dummy` : this.name(p.seat, false))))));
       fill(e.result);
     }
+    if (this.reviewPanel) this.reviewPanel.decorate(this.root);
   }
 
   /** Moves name Double Hearts cards by their Light face; find the full "Light/Dark" text. */

@@ -69,6 +69,11 @@ def server_env(port: int, data_dir: str) -> dict[str, str]:
             # every test's people come from this one address (the defaults are 5 and 20).
             "HEARTS_MAX_TABLES_PER_HOST": "10",
             "HEARTS_MAX_TABLES_PER_ADDRESS": "100",
+            # Game reviews (tests/e2e/test_review.py): a search small enough to take a few
+            # seconds, in a thread of the server (no worker process to start, and no nice +10
+            # to starve it on a loaded machine).
+            "HEARTS_REVIEW_UNITS": "300",
+            "HEARTS_REVIEW_WORKERS": "0",
         }
     )
     redis_url = os.environ.get("HEARTS_TEST_E2E_REDIS_URL", "")

@@ -26,7 +26,7 @@ from app.db.results import write_event
 from app.review import ReviewBudget, review_seat
 from app.settings import load_settings
 from tests.db.helpers import play_random_game, seats_of
-from tests.realtime.leak_scan import Game, Scanner, mentions
+from tests.realtime.leak_scan import Game, Leak, Scanner, mentions
 
 SECRET = "review-test-secret-0123456789"
 SEED = 987_654_321_987  # a seed no review number could contain by chance
@@ -178,8 +178,25 @@ def test_new_reviews_are_limited_per_player_per_hour(tmp_path: Path) -> None:
         assert client.post(url, json={"seat": 2}, headers=bob_auth).status_code == 202
 
 
+def paced_compute(
+    record: dict[str, Any], seat: int, budget: int, progress_path: str | None
+) -> dict[str, Any]:
+    """The real review, its progress written at each decision with a short pause there, so
+    that the progress is seen between 0 and 1 on a fast machine too."""
+    from app.jobs.review import write_progress
+
+    def progress(fraction: float) -> None:
+        assert progress_path is not None
+        write_progress(progress_path, fraction)
+        time.sleep(0.04)
+
+    units = ReviewBudget(play_units=budget, pass_units=3 * budget)
+    return review_seat(record, seat, budget=units, progress=progress)
+
+
 def test_the_socket_follows_the_job_to_the_end(tmp_path: Path) -> None:
-    with server(tmp_path, review_units=400) as client:
+    with server(tmp_path, review_units=64) as client:
+        client.app.state.services.reviews.compute = paced_compute  # type: ignore[attr-defined]
         database = _db(client)
         alice, alice_auth = person(client, "Alice")
         game = store_game(database, [alice, None, None, None], options={"end": "hands", "hands": 2})
@@ -260,6 +277,12 @@ def test_nothing_returned_names_a_card_the_seat_could_not_know(
                     f"decision {decision['index']}", orjson.dumps(decision), decision["index"]
                 )
                 scanned += 1
+            # The scan has teeth: a card hidden at a decision, planted as its best move, is found.
+            index = decisions[0]["index"]
+            hidden = sorted(game.hidden(seat, index, index))
+            planted = {**decisions[0], "best": {"type": "play", "card": hidden[0]}}
+            with pytest.raises(Leak):
+                scanner.check("a planted card", orjson.dumps(planted), index)
             rest = {k: v for k, v in data["result"].items() if k != "hands"}
             rest["hands"] = [
                 {k: v for k, v in h.items() if k != "decisions"} for h in data["result"]["hands"]
