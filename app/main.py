@@ -191,6 +191,8 @@ async def start_services(
         namespace=settings.redis_namespace,
         log_size=settings.event_log_size,
         fast=None if settings.uses_memory_redis else PipelinedRedis.from_url(settings.redis_url),
+        wait_replicas=settings.redis_wait_replicas,
+        wait_timeout_ms=settings.redis_wait_timeout_ms,
     )
     computer = ComputerPlayers(
         settings.bot_workers,

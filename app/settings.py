@@ -310,6 +310,13 @@ class Settings(BaseSettings):
             raise ValueError("HEARTS_METRICS_TOKEN must be at least 16 characters")
         if self.metrics_port and self.metrics_port == self.port:
             raise ValueError("HEARTS_METRICS_PORT must differ from HEARTS_PORT")
+        if self.redis_wait_replicas and not self.redis_url.startswith(
+            ("redis://", "redis+cluster")
+        ):
+            raise ValueError(
+                "HEARTS_REDIS_WAIT_REPLICAS needs a redis:// or redis+cluster:// URL (the move "
+                "path's pipelined client sends the WAIT)"
+            )
         if self.secret_key and len(self.secret_key) < 16:
             raise ValueError("HEARTS_SECRET_KEY must be at least 16 characters")
         if not self.secret_key and self.redis_url != MEMORY_REDIS_URL:

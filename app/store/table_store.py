@@ -44,8 +44,15 @@ class TableStore:
         namespace: str = "hearts",
         log_size: int = 200,
         fast: PipelinedRedis | None = None,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 100,
     ) -> None:
         self.redis = redis
+        # HEARTS_REDIS_WAIT_REPLICAS: a commit returns once that many replicas have it (or
+        # the timeout passed; counted in unreplicated), docs/redis-cluster.md. Needs ``fast``.
+        self.wait_replicas = wait_replicas if fast is not None else 0
+        self.wait_timeout_ms = wait_timeout_ms
+        self.unreplicated = 0
         # The move path's commands (load, commit) go through this pipelined client when there
         # is one (a real Redis); redis-py does everything else, and all of it on fakeredis.
         self.fast = fast
@@ -133,7 +140,12 @@ class TableStore:
                 *records,
             ],
         )
-        return CommitResult(ok=int(result[0]) == 1, version=int(result[1]))
+        ok = int(result[0]) == 1
+        if ok and self.wait_replicas and self.fast is not None:
+            at = keys.version_key(table_id)  # on the connection the commit went through
+            acked = await self.fast.wait_replicas(at, self.wait_replicas, self.wait_timeout_ms)
+            self.unreplicated += acked < self.wait_replicas
+        return CommitResult(ok=ok, version=int(result[1]))
 
     async def _run(self, script: Any, *, keys: list[str], args: list[Any]) -> Any:
         """Run a registered script: EVALSHA on the pipelined client (EVAL if Redis lost its

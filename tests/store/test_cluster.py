@@ -352,3 +352,12 @@ async def test_a_burst_on_a_new_client_runs_each_script_once() -> None:
     finally:
         await client.delete(key)
         await client.aclose()
+
+
+def test_waiting_for_replicas_needs_the_pipelined_client() -> None:
+    with pytest.raises(SettingsError, match="HEARTS_REDIS_WAIT_REPLICAS"):
+        load_settings(redis_url="rediss://h:1/0", secret_key="k" * 20, redis_wait_replicas=1)
+    settings = load_settings(
+        redis_url="redis+cluster://h:1", secret_key="k" * 20, redis_wait_replicas=1
+    )
+    assert settings.redis_wait_replicas == 1 and settings.redis_wait_timeout_ms == 100

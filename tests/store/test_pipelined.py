@@ -199,3 +199,35 @@ async def test_direct_fanout_delivers_in_order_and_resubscribes(fast_store: Tabl
         assert len(got) == 4
     finally:
         await fanout.stop()
+
+
+async def test_commits_wait_for_a_replica_when_asked(fast_store: TableStore) -> None:
+    """HEARTS_REDIS_WAIT_REPLICAS=1: each commit returns once a replica has it, or after the
+    timeout, counted (one Redis with no replica: every commit; the test cluster: none)."""
+    fast = fast_store.fast
+    assert fast is not None
+    store = TableStore(
+        fast_store.redis,
+        namespace=fast_store.namespace,
+        fast=fast,
+        wait_replicas=1,
+        wait_timeout_ms=50,
+    )
+    ids = [uuid.uuid4().hex[:10] for _ in range(10)]
+    results = await asyncio.gather(
+        *(
+            store.commit(tid, expected_version=0, blob=b"s", message=b"m", ttl_seconds=60)
+            for tid in ids
+        )
+    )
+    assert all(r.ok for r in results)
+    lacking = 0
+    for tid in ids:
+        info = (await fast.call_at(keys.version_key(tid), "INFO", "replication")).decode()
+        lacking += "connected_slaves:0" in info
+    assert store.unreplicated == lacking
+    # A refused commit (stale version) waits for nothing.
+    assert not (
+        await store.commit(ids[0], expected_version=0, blob=b"x", message=b"x", ttl_seconds=60)
+    ).ok
+    assert store.unreplicated == lacking
