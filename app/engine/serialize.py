@@ -6,8 +6,8 @@ blob small and fast to encode; views and transcripts use card text instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TypedDict, cast
+from collections.abc import Callable, Mapping
+from typing import Any, TypedDict, cast
 
 from .game import GameState, HandResult, Layout, Trick
 from .rules import Rules, rules_from_json
@@ -86,20 +86,12 @@ class _StateJSON(TypedDict):
     history: list[tuple[int, int, str, list[int], int, list[int], int, list[int]]]
 
 
-def state_to_json(s: GameState) -> dict[str, object]:
-    out: dict[str, object] = {"schema": STATE_SCHEMA, "rules": s.rules.to_json()}
-    for name in _INT_FIELDS:
-        out[name] = getattr(s, name)
-    for name in _TUPLE_FIELDS:
-        out[name] = list(getattr(s, name))
-    out["phase"] = s.phase
-    out["broken"] = s.broken
-    out["layouts"] = [[list(lay.hands), lay.dead] for lay in s.layouts]
-    out["tricks"] = [[list(tr.cards), list(tr.holders), tr.winner, tr.lead_face] for tr in s.tricks]
-    out["prev_tricks"] = [
-        [list(tr.cards), list(tr.holders), tr.winner, tr.lead_face] for tr in s.prev_tricks
-    ]
-    out["history"] = [
+def _tricks_json(tricks: tuple[Trick, ...]) -> list[object]:
+    return [[list(tr.cards), list(tr.holders), tr.winner, tr.lead_face] for tr in tricks]
+
+
+def _history_json(history: tuple[HandResult, ...]) -> list[object]:
+    return [
         [
             r.hand_no,
             r.dealer,
@@ -110,8 +102,47 @@ def state_to_json(s: GameState) -> dict[str, object]:
             r.dead,
             list(r.tricks_won),
         ]
-        for r in s.history
+        for r in history
     ]
+
+
+# The parts that change once a hand (the last hand's tricks, the score sheet, the layouts) are
+# the same tuples from one state to the next (``apply`` shares what it does not change): their
+# JSON is kept per tuple object, so a move's commit encodes only what moved. Each entry holds
+# its tuple, so an id is not reused while its entry lives; the JSON lists are shared between
+# the dicts returned and must not be changed in place (nothing does: a table's game JSON is
+# replaced, never edited). At most _PARTS_KEPT entries (a few per live table; cleared when full).
+_PARTS_KEPT = 8192
+_parts: dict[int, tuple[object, list[object]]] = {}
+
+
+def _part(value: tuple[Any, ...], encode: Callable[[Any], list[object]]) -> list[object]:
+    hit = _parts.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    out = encode(value)
+    if len(_parts) >= _PARTS_KEPT:
+        _parts.clear()
+    _parts[id(value)] = (value, out)
+    return out
+
+
+def _layouts_json(layouts: tuple[Layout, ...]) -> list[object]:
+    return [[list(lay.hands), lay.dead] for lay in layouts]
+
+
+def state_to_json(s: GameState) -> dict[str, object]:
+    out: dict[str, object] = {"schema": STATE_SCHEMA, "rules": s.rules.to_json()}
+    for name in _INT_FIELDS:
+        out[name] = getattr(s, name)
+    for name in _TUPLE_FIELDS:
+        out[name] = list(getattr(s, name))
+    out["phase"] = s.phase
+    out["broken"] = s.broken
+    out["layouts"] = _part(s.layouts, _layouts_json)
+    out["tricks"] = _tricks_json(s.tricks)
+    out["prev_tricks"] = _part(s.prev_tricks, _tricks_json)
+    out["history"] = _part(s.history, _history_json)
     return out
 
 

@@ -211,6 +211,14 @@ def seat_view(s: GameState, seat: int, public: dict[str, object]) -> dict[str, o
     return _add_private(s, dict(public), seat)
 
 
+def private_view(s: GameState, seat: int) -> dict[str, object]:
+    """What ``view(s, seat, sheet)`` has beyond the spectator view ``view(s, None, sheet)``:
+    ``seat`` and the keys only that seat sees (its hand, cards passed and received, legal
+    moves). A server encodes the common part once a change and adds this for each seat."""
+    _check_seat(s, seat)
+    return _add_private(s, {}, seat)
+
+
 def _check_seat(s: GameState, seat: int) -> None:
     if not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < s.t.n):
         raise ValueError(f"no seat {seat!r}")

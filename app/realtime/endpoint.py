@@ -27,6 +27,7 @@ from app.realtime import messages as m
 from app.realtime.hub import Connection
 from app.realtime.limits import CLOSE_POLICY, CLOSE_TOO_MANY, LimitExceeded, Ticket
 from app.realtime.lobby import LobbyError, parse_lobby_message
+from app.realtime.wire import wire_of
 from app.store import RETRY_AFTER_SECONDS, STORE_DOWN
 from app.tables import Actor, TableError
 
@@ -212,6 +213,7 @@ async def _table_socket(ws: WebSocket, table_id: str) -> None:
         player_key,
         player.id if player is not None else None,
         compact=hello.data.get("compact") is True,
+        wire=wire_of(ws),
     )
     conn.start()
     conn.send(
@@ -461,7 +463,7 @@ async def _lobby_socket(ws: WebSocket) -> None:
     except LimitExceeded as exc:
         await _refuse(ws, exc)
         return
-    conn = Connection(ws.send_text, f"lobby:{uuid.uuid4().hex}", None)
+    conn = Connection(ws.send_text, f"lobby:{uuid.uuid4().hex}", None, wire=wire_of(ws))
     conn.start()
     friends = services.friends
     signed: SessionSocket | None = None

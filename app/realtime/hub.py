@@ -18,8 +18,10 @@ from typing import Any
 import orjson
 
 from app import engine
+from app.engine.view import private_view
 from app.realtime.limits import Limits
 from app.realtime.lobby import LobbyHub
+from app.realtime.wire import closing, text_frame, writable
 from app.store import Fanout, TableStore, keys
 from app.tables import TableError, TableService
 from app.tables.model import Table
@@ -35,9 +37,19 @@ class Connection:
     """One client socket on one table: an ordered outgoing queue and what it has seen."""
 
     def __init__(
-        self, send_text: SendText, player_key: str, player_id: str | None, compact: bool = False
+        self,
+        send_text: SendText,
+        player_key: str,
+        player_id: str | None,
+        compact: bool = False,
+        wire: Any = None,
     ) -> None:
         self._send_text = send_text
+        # The server's protocol object when frames may be written to its transport directly
+        # (app/realtime/wire.py), and the frames waiting for this turn of the loop to end.
+        self._wire = wire
+        self._out: list[bytes] = []
+        self._loop = asyncio.get_running_loop() if wire is not None else None
         self.player_key = player_key  # player id, or "anon:<socket id>"
         self.player_id = player_id
         self.state_version = 0  # last version whose state this socket was sent
@@ -61,9 +73,22 @@ class Connection:
 
     def send(self, data: bytes) -> None:
         """Send now if the socket takes it (the usual case: the ASGI send does not wait unless
-        the client is slow to read), else queue it behind the sends that wait."""
+        the client is slow to read), else queue it behind the sends that wait. On uvicorn's
+        protocol (``wire``), a send the transport takes is framed here and written with the
+        socket's other sends of this turn of the event loop, in one write (app/realtime/wire.py)."""
         if self.closed.is_set():
             return
+        wire = self._wire
+        if wire is not None and not self._queued and writable(wire):
+            # Framed here and written at the end of this turn of the loop, with whatever else
+            # this socket is sent meanwhile (the mover's ack and its new state: one write).
+            if not self._out:
+                assert self._loop is not None
+                self._loop.call_soon(self._flush)
+            self._out.append(text_frame(data))
+            return
+        if self._out:
+            self._flush()  # what was framed goes first
         if not self._queued:
             # Run the send to its end here, saving a task switch per message per socket.
             coro = self._send_text(data.decode())
@@ -84,6 +109,21 @@ class Connection:
         except asyncio.QueueFull:
             # The client reads too slowly: drop it; it reconnects with its last version.
             self.too_slow = True
+            self._close()
+
+    def _flush(self) -> None:
+        """Write the frames waiting for this socket, in one write."""
+        out = self._out
+        if not out:
+            return
+        data = out[0] if len(out) == 1 else b"".join(out)
+        out.clear()
+        wire = self._wire
+        if closing(wire):
+            return
+        try:
+            wire.transport.write(data)
+        except Exception:
             self._close()
 
     def end_session(self) -> None:
@@ -114,6 +154,7 @@ class Connection:
             self._close()
 
     async def stop(self) -> None:
+        self._flush()  # what was sent before the socket closes goes out before its close
         self._close()
         if self._writer is not None:
             with contextlib.suppress(asyncio.QueueFull):
@@ -150,10 +191,10 @@ class _Suspended:
 
 
 class StateMessages:
-    """The state messages of one table version: the common part of the views is built once
-    (``engine.view(state, None)``), then the view of each seat that has a socket here
-    (``engine.seat_view``), and each distinct message is encoded once, whatever the number of
-    sockets that get it."""
+    """The state messages of one table version: the common part of the views is built and
+    encoded once (``engine.view(state, None)``), then what each seat that has a socket here sees
+    beyond it (``private_view``), and each distinct message is encoded once, whatever the
+    number of sockets that get it."""
 
     SHEET_KEYS = ("history", "previous_tricks")
 
@@ -181,7 +222,7 @@ class StateMessages:
         self.hands = len(state.history) if state is not None else 0
         # Between hands (table.pause_until_ms) nobody may act: no seat is offered a move.
         self.paused = table.pause_until_ms is not None
-        self._public: dict[bool, dict[str, object]] = {}
+        self._common: dict[bool, bytes] = {}
         self._view_json: dict[tuple[int | None, bool], bytes] = {}
         self._messages: dict[tuple[int | None, bool, bool, bool], bytes] = {}
 
@@ -191,16 +232,21 @@ class StateMessages:
         key = (seat, sheet)
         encoded = self._view_json.get(key)
         if encoded is None:
-            public = self._public.get(sheet)
-            if public is None:
-                public = self._public[sheet] = engine.view(self.state, None, sheet)
+            # The common part is encoded once (without "seat" and its closing brace); a view
+            # is that, then the spectator's "seat":null or the keys only its seat sees.
+            common = self._common.get(sheet)
+            if common is None:
+                public = engine.view(self.state, None, sheet)
+                del public["seat"]
+                common = self._common[sheet] = orjson.dumps(public)[:-1]
             if seat is None:
-                view = public
+                encoded = common + b',"seat":null}'
             else:
-                view = engine.seat_view(self.state, seat, public)
+                private = private_view(self.state, seat)
                 if self.paused:
-                    view["legal"] = None
-            encoded = self._view_json[key] = orjson.dumps(view)
+                    private["legal"] = None
+                encoded = common + b"," + orjson.dumps(private)[1:]
+            self._view_json[key] = encoded
         return encoded
 
     def for_socket(self, conn: Connection, seat: int | None, with_events: bool) -> bytes:

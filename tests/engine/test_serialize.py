@@ -77,3 +77,19 @@ def test_trusted_load_still_refuses_another_schema() -> None:
     stored = state_to_json(new_game(make_rules("classic"), 1))
     with pytest.raises(ValueError):
         state_from_json(stored | {"schema": 9}, trusted=True)
+
+
+def test_the_parts_kept_between_states_give_the_same_json() -> None:
+    # state_to_json keeps the JSON of the tuples successive states share (last hand's tricks,
+    # score sheet, layouts): a whole game encodes as it does with nothing kept.
+    from app.engine import serialize
+
+    for states in _games(4):
+        kept = [json.dumps(state_to_json(s)) for s in states]
+        fresh = []
+        for s in states:
+            serialize._parts.clear()
+            fresh.append(json.dumps(state_to_json(s)))
+        assert kept == fresh
+    s = _games(5)[0][-1]  # the parts are shared, not copied, while they are the same tuple
+    assert state_to_json(s)["history"] is state_to_json(s)["history"]

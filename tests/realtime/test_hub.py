@@ -95,3 +95,33 @@ async def test_stop_ends_the_hub_even_when_a_cancellation_is_swallowed() -> None
     stopping = asyncio.create_task(hub.stop())
     done, _ = await asyncio.wait({stopping}, timeout=5)  # no cancel of stop() on a timeout
     assert stopping in done and swallowed.is_set() and hub._task.done()
+
+
+async def test_state_messages_views_are_the_engines_views() -> None:
+    # The common part is encoded once and each seat's own keys added to it: every message
+    # parses to engine.view's view of its seat (spectators: None), score sheet or not, and a
+    # pause between hands offers no seat a move.
+    import random
+
+    from app import engine
+    from app.realtime.hub import StateMessages
+    from app.tables.model import Seat, Table
+
+    state = engine.new_game(engine.make_rules("classic"), 3)
+    rng = random.Random(3)
+    for _ in range(60):  # passes done, into the first hand's tricks
+        seat = engine.seats_to_act(state)[0]
+        state = engine.apply(state, seat, rng.choice(engine.legal_moves(state, seat)))
+    seats = [Seat(kind="human", player_id=f"p{i}", name=f"P{i}") for i in range(4)]
+    table = Table("t1", "classic", {}, 4, False, None, "p0", seats, 0, 0.0, status="playing")
+    table.version = 7
+    for paused in (False, True):
+        table.pause_until_ms = 1.0 if paused else None
+        messages = StateMessages(table, state, None, 0.0)
+        for sheet in (True, False):
+            for seat_no in (None, 0, 1, 2, 3):
+                got = orjson.loads(messages._view(seat_no, sheet))
+                want = engine.view(state, seat_no, sheet)
+                if paused and seat_no is not None:
+                    want["legal"] = None
+                assert got == want
