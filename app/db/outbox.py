@@ -150,7 +150,7 @@ class OutboxWorker:
         self.written = 0  # records this worker committed
         self.duplicates = 0  # records found already written
         self.dead = 0  # records sent to the dead letters
-        self._attempts: dict[str, int] = {}
+        self._attempts: dict[tuple[str, str], int] = {}  # by (stream, entry id)
         self._failures = 0  # consecutive database failures, for the backoff
         self._groups_ready: set[str] = set()
         # Streams where this consumer may hold records it has not finished (all, at first).
@@ -364,14 +364,14 @@ class OutboxWorker:
             return False
         except Exception as error:
             # A race lost on a unique key, a deadlock, a bug: retry a few times, then set aside.
-            attempts = self._attempts.get(entry_id, 0) + 1
-            self._attempts[entry_id] = attempts
+            attempts = self._attempts.get((stream, entry_id), 0) + 1
+            self._attempts[stream, entry_id] = attempts
             if attempts >= self.max_attempts:
                 await self._dead_letter(stream, entry_id, raw, f"{type(error).__name__}: {error}")
                 return True
             log.warning("outbox: attempt %d of %s failed: %s", attempts, entry_id, error)
             return False
-        self._attempts.pop(entry_id, None)
+        self._attempts.pop((stream, entry_id), None)
         if outcome == "written":
             self.written += 1
         else:
@@ -404,7 +404,7 @@ class OutboxWorker:
         key = keys.dead_letters_key(stream)
         log.error("outbox: record %s set aside in %s: %s", entry_id, key, error)
         await self._ack(stream, entry_id, dead={FIELD: raw, "error": error[:1000], "id": entry_id})
-        self._attempts.pop(entry_id, None)
+        self._attempts.pop((stream, entry_id), None)
         self.dead += 1
 
 
