@@ -221,6 +221,27 @@ async def test_a_channel_follows_its_slot_to_another_master(
     assert await shard_subscribers(None, old, channel) == 0
 
 
+async def test_a_channel_joined_on_a_stale_map_is_moved_to_its_master(
+    private_cluster: LocalCluster, listener: Listener
+) -> None:
+    """The slot moved before the channel was joined and the map does not know yet: the old
+    master answers MOVED, the map is read again and the channel joined where it lives."""
+    channel = free_channel(private_cluster)
+    old = private_cluster.master_of(channel)
+    masters = sorted({private_cluster.master_of(f"{{k{i}}}") for i in range(30)})
+    target = next(p for p in masters if p != old)
+    private_cluster.move_slot(key_slot(channel.encode()), target)
+    assert owner_port(listener.redis, channel) == old  # the client's map is stale
+    await listener.fanout.subscribe(channel, listener.record)
+    for _ in range(500):
+        if listener.where(channel) == f"127.0.0.1:{target}":
+            break
+        await asyncio.sleep(0.01)
+    assert listener.where(channel) == f"127.0.0.1:{target}"
+    await listener.deliver(channel, b"there")
+    assert await shard_subscribers(None, target, channel) == 1
+
+
 async def test_a_master_that_dies_is_replaced_and_its_channels_follow(
     private_cluster: LocalCluster, listener: Listener
 ) -> None:
