@@ -137,8 +137,10 @@ def _make_cluster(url: str, *, max_connections: int) -> Redis:
     It reads the slot map from the first startup node that answers, keeps a pool per node
     (max_connections each; its pool does not wait, so it gets a larger one than the single
     client's waiting pool), follows MOVED and ASK, and after a failover re-reads the map and
-    retries. Like the single client: connects within 5 s, no read timeout (the outbox worker's
-    XREADGROUP blocks), so a node that cannot be reached fails a call as a STORE_DOWN error.
+    retries. It connects within 5 s and waits 5 s at most for a reply: a node that cannot be
+    reached, or hangs (stopped, partitioned) while its replica is promoted, fails a call as a
+    STORE_DOWN error and the map is read again. No command of the app blocks that long on a
+    cluster (the results writer reads its 64 streams without BLOCK; one stream blocks 2 s).
     """
     parsed = parse_cluster_url(url)
     client = _RedisCluster(
@@ -148,7 +150,7 @@ def _make_cluster(url: str, *, max_connections: int) -> Redis:
         ssl=parsed.tls,
         max_connections=max_connections * 4,
         socket_connect_timeout=5,
-        socket_timeout=None,
+        socket_timeout=5,
         health_check_interval=30,
     )
     return cast(Redis, client)
