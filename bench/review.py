@@ -12,7 +12,8 @@ directions): seat 0 plays Standard with a Standard field; wherever the Expert (b
 ``--expert-ms``) would play another card than Standard, the review's evaluation of that position
 (from seat 0's view, at the review budget) gives the expected points of both moves, and both moves
 are then played on from the true position ``--playouts`` times (seat 0 as Pro at budget 20 with
-different seeds, the field Standard) to see the points each actually led to.
+different seeds, the field Standard) to see the points each actually led to.  ``--rows FILE``
+(with ``--strength`` and the run's settings) sums up the position lines a run printed.
 """
 
 from __future__ import annotations
@@ -221,6 +222,17 @@ def _strength_summary(
             f" {len(agree)} positions ({100 * sum(agree) / len(agree):.0f}%)"
         )
     print(f"correlation of predicted and actual gain   : {corr:.2f}")
+    print("by the review's predicted gain of Expert's move over Standard's:")
+    print("| predicted gain | positions | predicted (mean) | actual gain (95% CI) |")
+    print("| --- | --- | --- | --- |")
+    for lo, hi in ((-99.0, 0.05), (0.05, 0.5), (0.5, 1.5), (1.5, 99.0)):
+        sel = [(p, r) for p, r in zip(pred, real, strict=True) if lo <= p < hi]
+        if sel:
+            label = f"< {hi}" if lo < -50 else (f">= {lo}" if hi > 50 else f"{lo} to {hi}")
+            print(
+                f"| {label} | {len(sel)} | {statistics.fmean(p for p, _ in sel):.2f}"
+                f" | {_mean_ci([r for _, r in sel])} |"
+            )
 
 
 def main() -> None:
@@ -237,8 +249,17 @@ def main() -> None:
         "--review-units", type=int, default=ReviewBudget.play_units, help="(--strength)"
     )
     ap.add_argument("--playouts", type=int, default=8, help="per move (--strength)")
+    ap.add_argument(
+        "--rows", action="append", help="(--strength) summarize the position lines of a run"
+    )
     args = ap.parse_args()
-    if args.strength:
+    if args.strength and args.rows:
+        rows = []
+        for name in args.rows:
+            with open(name) as f:
+                rows += [json.loads(x) for x in f if x.startswith('{"deal"')]
+        _strength_summary(args.preset[0] if args.preset else "classic", args, rows, 0.0)
+    elif args.strength:
         strength(args)
     else:
         times(args)
