@@ -81,26 +81,34 @@ def _services(request: Request | WebSocket) -> Services:
 
 def _readable(
     database: Database, game_id: int, viewer_id: str | None, share: str | None
-) -> tuple[Game, list[GameSeat]] | None:
+) -> tuple[Game, list[GameSeat], bool] | None:
+    """The game, its seats and whether its moves were recorded (else it cannot be replayed,
+    nor reviewed), if this reader may read it."""
+    from app.db.replay import stored_moves
     from app.db.stats import readable_game
 
     with database.session() as session:
         loaded = readable_game(session, game_id, viewer_id, share)
-    return None if loaded is None else (loaded[0], loaded[1])
+    if loaded is None:
+        return None
+    game, seats, hands = loaded
+    return game, seats, bool(stored_moves(game, hands))
 
 
 async def _game(
     database: Database, game_id: int, viewer_id: str | None, share: str | None, seat: int | None
 ) -> Game:
     """The game if this reader may read it (404 ``unknown_game`` otherwise, whether it exists
-    or not), ended (409 ``game_in_progress``), with ``seat`` one of its seats (422
-    ``bad_seat``)."""
+    or not), ended (409 ``game_in_progress``), with its moves recorded (409
+    ``review_unavailable``), with ``seat`` one of its seats (422 ``bad_seat``)."""
     loaded = await run_in_threadpool(_readable, database, game_id, viewer_id, share)
     if loaded is None:
         _fail(404, "unknown_game", "no such game")
-    game = loaded[0]
+    game, _, recorded = loaded
     if game.status == "playing":
         _fail(409, "game_in_progress", "a game can be reviewed once it has ended")
+    if not recorded:
+        _fail(409, "review_unavailable", "the moves of this game were not recorded")
     if seat is not None and not 0 <= seat < game.players:
         _fail(422, "bad_seat", f"seat is 0 to {game.players - 1} in this game")
     return game

@@ -15,6 +15,7 @@ import httpx
 import orjson
 import pytest
 from fastapi.testclient import TestClient
+from sqlmodel import select
 from starlette.websockets import WebSocketDisconnect
 
 import app.main as main
@@ -80,8 +81,6 @@ def store_game(
             event["ended"] = status
         if event["kind"] == "hand" or status == "finished":
             write_event(database, event)
-    from sqlmodel import select
-
     from app.db.models import Game as GameRow
 
     with database.session() as session:
@@ -122,6 +121,21 @@ def test_who_may_ask_and_a_review_is_computed_once(tmp_path: Path) -> None:
         assert hidden.status_code == 404 and hidden.json()["detail"]["code"] == "unknown_game"
         live = client.post(f"/api/games/{playing}/review", json={"seat": 0}, headers=alice_auth)
         assert live.status_code == 409 and live.json()["detail"]["code"] == "game_in_progress"
+        unrecorded = store_game(database, [alice, None, None, None], table="old")
+        with database.session() as session:
+            from app.db.models import Game as GameRow
+            from app.db.models import Hand
+
+            old = session.get(GameRow, unrecorded)
+            assert old is not None
+            old.moves = None
+            session.add(old)
+            for hand in session.exec(select(Hand).where(Hand.game_id == unrecorded)).all():
+                hand.moves = []
+                session.add(hand)
+            session.commit()
+        gone = client.post(f"/api/games/{unrecorded}/review", json={"seat": 0}, headers=alice_auth)
+        assert gone.status_code == 409 and gone.json()["detail"]["code"] == "review_unavailable"
         unasked = client.get(f"{url}?seat=0")
         assert unasked.status_code == 404 and unasked.json()["detail"]["code"] == "no_review"
 
