@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     redis_namespace: str = Field(default="hearts", pattern=r"^[A-Za-z0-9_.-]{1,40}$")
     # After each commit, wait (WAIT) until this many replicas of the table's master have it,
     # for at most redis_wait_timeout_ms, so a failover right after cannot lose it. 0: no wait
-    # (the default: it costs about half a master's commits/s, docs/persistence.md "Failover").
+    # (the default: it cost 25-45% of a cluster's commits/s, docs/redis-cluster.md).
     redis_wait_replicas: int = Field(default=0, ge=0, le=5)
     redis_wait_timeout_ms: int = Field(default=100, ge=1, le=10_000)
     database_url: str = DEFAULT_DATABASE_URL
