@@ -15,7 +15,7 @@ RETRY_AFTER_SECONDS: Final = 2
 class StoreUnavailable(ConnectionError):
     """Redis is down, restarting (still loading its data) or unreachable. Nothing was changed
     by the command that got this, unless its reply was what got lost: a command resent with
-    its id is then answered as a duplicate (app/tables/service.py), never applied twice."""
+    its id is then answered as a duplicate (app/tables/writer.py), never applied twice."""
 
 
 # Every way a Redis call fails because Redis is away: redis-py's errors (its own

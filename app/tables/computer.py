@@ -4,6 +4,9 @@ Searches run in a process pool (``HEARTS_BOT_WORKERS``), or in one thread of the
 process when that is 0 (tests, tiny deployments). The bot gets only its seat's view (the
 dict its browser would get) and a seed derived from the table's seed and the move number,
 so a game with computer players replays exactly.
+
+Also the computer's turn at a table (``computer_move``, ``apply_computer_move``): the due work
+asks it when a computer seat is due.
 """
 
 from __future__ import annotations
@@ -18,14 +21,21 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
+from app import engine
 from app.bots import DEFAULT_BUDGET_MS, LEVELS, choose_move
+from app.engine import GameState
+from app.tables.change import Change, public_move
+from app.tables.model import Seat, Table
 from app.workers import exit_with_parent
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+# Computer levels a seat may ask for (app.bots: Easy, Standard, Pro, Expert).
+BOT_LEVELS: tuple[str, ...] = tuple(LEVELS)
 # The level that plays for a person who is away or left (fast and sensible).
 STAND_IN_LEVEL = "standard"
+BOT_MEMO_SIZE = 2000  # computer decisions kept for a retried compare-and-set
 # Rough search time of Expert's simulated pass (ms of one core), for the natural delay.
 EXPERT_PASS_MS = 1500
 
@@ -120,3 +130,61 @@ class ComputerPlayers:
     def close(self) -> None:
         """Stop the workers (waiting for them, so their resources are released cleanly)."""
         self._reset(wait=True)
+
+
+# Computer decisions by position: (table, game, move number, seat, level) -> move JSON.
+BotMemo = dict[tuple[str, int, int, int, str], dict[str, object]]
+
+
+def level_of(seat: Seat) -> str:
+    if seat.kind == "bot" and seat.level in BOT_LEVELS:
+        return seat.level
+    return STAND_IN_LEVEL  # a person away, or an unknown level
+
+
+async def computer_move(
+    computer: ComputerPlayers, memo: BotMemo, table: Table, state: GameState, seat_no: int
+) -> engine.Move:
+    """The computer's move for ``seat_no``, decided from that seat's view only. A lost
+    compare-and-set at the same position reuses the decision kept in ``memo`` (it would be
+    the same: the view and the seed are the same); a new position searches again."""
+    level = level_of(table.seats[seat_no])
+    key = (table.id, table.game_no, table.move_no, seat_no, level)
+    move_json = memo.get(key)
+    if move_json is None:
+        seat_view = engine.view(state, seat_no)
+        try:
+            move_json = await computer.choose(
+                level, seat_view, bot_seed(table.seed, table.move_no), table.options
+            )
+        except Exception:
+            log.exception("computer player %s failed at table %s", level, table.id)
+            return engine.legal_moves(state, seat_no)[0]
+        if len(memo) >= BOT_MEMO_SIZE:
+            memo.clear()
+        memo[key] = move_json
+    try:
+        return engine.move_from_json(move_json)
+    except engine.IllegalMove:
+        log.error("computer player %s made no move at table %s: %r", level, table.id, move_json)
+        return engine.legal_moves(state, seat_no)[0]
+
+
+def apply_computer_move(
+    table: Table, state: GameState, seat_no: int, move: engine.Move, change: Change
+) -> None:
+    """Play ``move`` for ``seat_no`` into ``change`` (a legal move instead if it is refused)."""
+    try:
+        new_state = engine.apply(state, seat_no, move)
+    except engine.IllegalMove as exc:
+        log.error("computer move %s refused at table %s: %s", move, table.id, exc.code)
+        move = engine.legal_moves(state, seat_no)[0]
+        new_state = engine.apply(state, seat_no, move)
+    seat = table.seats[seat_no]
+    if seat.owner_id is not None or seat.kind == "human":
+        seat.replaced_hand = seat.replaced_game = True
+    change.new_state = new_state
+    change.moves.append([seat_no, engine.move_to_json(move)])
+    change.events.append(
+        {"kind": "move", "seat": seat_no, "move": public_move(move), "computer": True}
+    )

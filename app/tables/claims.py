@@ -1,0 +1,97 @@
+"""Claims: a player claims every remaining trick (docs/rules.md "Claims"), checked exactly in
+the computer players' workers before the commit applies the outcome."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app import engine
+from app.engine import GameState
+from app.engine.claim import claim_outcome, claimed_cards, claimed_tricks
+from app.tables.change import Actor, Change, MoveResult
+from app.tables.errors import TableError
+from app.tables.model import Table
+from app.tables.seats import mover
+from app.tables.writer import TableWriter
+
+
+class ClaimCommands(TableWriter):
+    async def _claim(
+        self, table_id: str, actor: Actor, move_id: str, expected_version: int | None
+    ) -> MoveResult:
+        """A claim of every remaining trick (docs/rules.md "Claims"). The exact check runs in
+        the computer players' workers (up to ``claim.NODE_BUDGET`` positions, about 2.5 s of
+        CPU: bench.claim), on the state read first; the commit then applies its outcome if the
+        game is still there. Accepted: the hand is played out as the claim (event ``claim``
+        with the claimant's cards). Refused: the refusal is recorded and announced (event
+        ``claim_refused``), nothing else changes, and the claimant gets ``claim_refused``;
+        a second claim of theirs in the same hand is ``claim_refused_already``."""
+        seen = await self.applied_version(table_id, actor, move_id)
+        if seen is not None:
+            return MoveResult(seen, True)
+        table, state = await self.read(table_id)
+        seat_no, _ = claimant(table, state, actor, expected_version, self.clock())
+        key = (table_id, seat_no)
+        if key in self._claiming:
+            raise TableError("claim_pending", "your claim is being checked")
+        self._claiming.add(key)
+        try:
+            checked = table.game
+            after_json, code, message = await self.computer.run(claim_outcome, checked, seat_no)
+        finally:
+            self._claiming.discard(key)
+        if after_json is None and code != "claim_refused":
+            raise TableError(code, message)
+        after = None if after_json is None else engine.state_from_json(after_json, trusted=True)
+
+        def fn(table: Table, state: GameState | None, now: float) -> Change:
+            if table.game != checked:
+                raise TableError("stale_version", "the game moved on while your claim was checked")
+            # the version was checked before the check; a chat since then changes no game
+            seat_no, game = claimant(table, state, actor, None, now)
+            seat = table.seats[seat_no]
+            events: list[dict[str, Any]] = []
+            if seat.away:
+                seat.away = False
+                events.append({"kind": "back", "seat": seat_no})
+            if after is None:
+                table.claims_refused[str(seat_no)] = [table.game_no, game.hand_no]
+                events.append({"kind": "claim_refused", "seat": seat_no})
+                return Change(events=events, result=TableError("claim_refused", message))
+            events.append(
+                {
+                    "kind": "claim",
+                    "seat": seat_no,
+                    "cards": claimed_cards(game, seat_no),
+                    "tricks": claimed_tricks(game, after),
+                }
+            )
+            return Change(
+                events=events,
+                new_state=after,
+                moves=[[seat_no, engine.move_to_json(engine.Claim())]],
+            )
+
+        return await self._command(table_id, actor, move_id, fn)
+
+
+def claimant(
+    table: Table,
+    state: GameState | None,
+    actor: Actor,
+    expected_version: int | None,
+    now: float,
+) -> tuple[int, GameState]:
+    """The seat of a player who may claim now, and the game: while cards are played, at their
+    own turn (from their hand or half dummy), and not after a refused claim in this hand."""
+    seat_no, game = mover(table, state, actor, expected_version, now)
+    if game.phase != "play":
+        raise TableError("wrong_phase", "a claim is made while cards are played")
+    if seat_no not in engine.seats_to_act(game):
+        raise TableError("not_your_turn", "you may claim at your turn to play")
+    if table.claim_refused_hands()[seat_no] == game.hand_no:
+        raise TableError(
+            "claim_refused_already",
+            "one claim per hand may be refused, and yours was: play the hand out",
+        )
+    return seat_no, game
