@@ -228,9 +228,15 @@ export class ReviewPanel {
     const hands = this.page.data.hands;
     for (const hand of result.hands) {
       const index = hands.findIndex((x) => x.hand_no === hand.hand);
+      // In the dummy game a seat also plays from its half dummy: say so in the list.
+      const dummy = new Set();
+      for (const holding of index >= 0 ? hands[index].deal : []) {
+        if (holding.from === "dummy" && holding.seat === result.seat) for (const c of holding.cards) dummy.add(c);
+      }
       for (const dec of hand.decisions) {
         const step = dec.kind === "pass" ? 0 : (dec.trick ?? 0) + 1;
-        this.decisions.push({ ...dec, handIndex: index, handNo: hand.hand, step });
+        const fromDummy = dec.kind === "play" && dummy.has(dec.made.card);
+        this.decisions.push({ ...dec, handIndex: index, handNo: hand.hand, step, fromDummy });
       }
     }
     this.setStatus("done");
@@ -248,7 +254,7 @@ export class ReviewPanel {
   moveItem(dec, i) {
     const mark = dec.mark ? MARKS[dec.mark] : null;
     const where = dec.kind === "pass" ? `Hand ${dec.handNo + 1}, pass` : `Hand ${dec.handNo + 1}, trick ${dec.step}`;
-    const text = `${where}: ${moveText(dec.made)}`;
+    const text = `${where}: ${moveText(dec.made)}${dec.fromDummy ? " from the half dummy" : ""}`;
     return h("li", { class: ["review-move", mark ? `mark-${dec.mark}` : "ok"] },
       h("button", { type: "button", class: "review-move-btn", "data-index": String(i), onclick: () => this.goTo(i) },
         h("span", { class: "mark-symbol", "aria-hidden": "true" }, mark ? mark.symbol : "\u2713"),
