@@ -173,3 +173,12 @@ async def redis_client(request: pytest.FixtureRequest) -> AsyncIterator[aioredis
         yield client
     finally:
         await client.aclose()
+
+
+# Which tests share a pytest-xdist worker (module-scoped fixtures, xdist_group marks).
+from tests.xdist_groups import (  # noqa: E402, F401 - hooks
+    pytest_collection_modifyitems,
+    pytest_configure_node,
+    pytest_sessionfinish,
+    pytest_xdist_make_scheduler,
+)
