@@ -57,6 +57,8 @@ GameIdPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
 ShareQuery = Annotated[str | None, Query(max_length=64)]
 SeatQuery = Annotated[int | None, Query(ge=0, le=15)]
 REQUEST_WINDOW_SECONDS = 3600
+# New reviews one client address may ask for an hour: this many times a player's limit.
+ADDRESS_FACTOR = 3
 
 # Close codes of the review socket (as the table socket's).
 CLOSE_UNKNOWN_GAME = 4404
@@ -133,19 +135,28 @@ async def request_review(
     if existing is not None and existing.status != "failed":
         return reviews.public(existing)
     if settings.review_requests_per_hour:
-        limiter = AttemptLimiter(
-            services.redis,
-            "review",
-            attempts=settings.review_requests_per_hour,
-            window_seconds=REQUEST_WINDOW_SECONDS,
-            prefix=keys.review_limits_prefix(settings.redis_namespace),
-        )
-        wait = await limiter.hit(player.id)
+        per_hour = settings.review_requests_per_hour
+        prefix = keys.review_limits_prefix(settings.redis_namespace)
+        window = REQUEST_WINDOW_SECONDS
+        # Per player, and per client address (new guests are cheap to make) three times that.
+        waits = [
+            await AttemptLimiter(
+                services.redis, "review", attempts=per_hour, window_seconds=window, prefix=prefix
+            ).hit(player.id),
+            await AttemptLimiter(
+                services.redis,
+                "review-address",
+                attempts=ADDRESS_FACTOR * per_hour,
+                window_seconds=window,
+                prefix=prefix,
+            ).hit(address_group(client_address(request))),
+        ]
+        wait = max((w for w in waits if w is not None), default=None)
         if wait is not None:
             _fail(
                 429,
                 "too_many_reviews",
-                f"at most {settings.review_requests_per_hour} new reviews an hour; "
+                f"at most {per_hour} new reviews an hour; "
                 f"try again in {wait} seconds",
                 **{"Retry-After": str(wait)},
             )

@@ -190,6 +190,15 @@ def test_new_reviews_are_limited_per_player_per_hour(tmp_path: Path) -> None:
         assert reviews.read(database, game, 2) is None  # nothing was queued
         # Another player's own hour.
         assert client.post(url, json={"seat": 2}, headers=bob_auth).status_code == 202
+        # From one address, three times a player's limit (6; Alice's refused one counts too):
+        # Bob's second, then Carol's first, and Carol's second is one too many.
+        assert client.post(url, json={"seat": 3}, headers=bob_auth).status_code == 202
+        _, carol_auth = person(client, "Carol")
+        other = f"/api/games/{store_game(database, [alice, None, None, None], table='R2')}/review"
+        assert client.post(other, json={"seat": 0}, headers=carol_auth).status_code == 202
+        crowded = client.post(other, json={"seat": 1}, headers=carol_auth)
+        assert crowded.status_code == 429
+        assert crowded.json()["detail"]["code"] == "too_many_reviews"
 
 
 def paced_compute(
