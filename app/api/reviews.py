@@ -156,8 +156,7 @@ async def request_review(
             _fail(
                 429,
                 "too_many_reviews",
-                f"at most {per_hour} new reviews an hour; "
-                f"try again in {wait} seconds",
+                f"at most {per_hour} new reviews an hour; try again in {wait} seconds",
                 **{"Retry-After": str(wait)},
             )
     row, created = await run_in_threadpool(
