@@ -10,7 +10,8 @@ plays complete hands as fast as the protocol allows (each player moves as soon a
 so) and prints moves/s, the p50/p99 time from a move sent to the last view of it delivered to
 every socket of its table, Redis memory per table, server memory per socket, the server
 process's CPU per move apart from its worker processes' (results writer, computer players), and
-Redis's side of it: commands, bytes in and out and CPU per move, each node of a Cluster apart.
+Redis's side of it: commands, bytes in and out (on the masters) and CPU per move, each node of a
+Cluster apart (replicas too: their CPU is what replication costs).
 Timings belong here, not in the tests.
 
     python -m bench.load --cluster                    # on the local Redis Cluster (.ci/run)
@@ -785,6 +786,8 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     written_cpu = sum(a[1] - b[1] for a, b in zip(cpu_written, cpu_before, strict=True))
     server_cpu = own_cpu + worker_cpu
     redis_cpu = [(d["used_cpu_sys"] + d["used_cpu_user"]) * 1e6 * per_move for d in run]
+    # Commands and bytes on the masters: a replica's are its master's writes again.
+    masters = [d for (name, _), d in zip(nodes, run, strict=True) if not name.endswith("(replica)")]
     return {
         "instances": len(addresses),
         "tables": args.tables,
@@ -806,10 +809,10 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         "redis_used_bytes_per_table": grown / args.tables if args.tables else 0.0,
         "redis_nodes": [name for name, _ in nodes],
         "redis_cpu_us_per_move": redis_cpu,
-        "redis_commands_per_move": sum(d["total_commands_processed"] for d in run) * per_move,
-        "redis_scripts_per_move": sum(d["cmdstat_evalsha"] for d in run) * per_move,
-        "redis_in_bytes_per_move": sum(d["total_net_input_bytes"] for d in run) * per_move,
-        "redis_out_bytes_per_move": sum(d["total_net_output_bytes"] for d in run) * per_move,
+        "redis_commands_per_move": sum(d["total_commands_processed"] for d in masters) * per_move,
+        "redis_scripts_per_move": sum(d["cmdstat_evalsha"] for d in masters) * per_move,
+        "redis_in_bytes_per_move": sum(d["total_net_input_bytes"] for d in masters) * per_move,
+        "redis_out_bytes_per_move": sum(d["total_net_output_bytes"] for d in masters) * per_move,
         "load": os.getloadavg()[0],
         "think_ms": think_ms,
     }
