@@ -233,3 +233,24 @@ async def test_the_lobby_is_read_from_every_shard(
     gone = some[:10]
     await store.drop_lobby_entries(gone)
     assert await store.lobby_entries() == {t: v for t, v in lines.items() if t not in gone}
+
+
+async def test_the_shards_that_get_more_take_turns(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """A limit that is not a multiple of the shards: the shards that get one more item than
+    the others are not the same from one call to the next."""
+    store = TableStore(redis_client, namespace=namespace)
+    async with redis_client.pipeline(transaction=False) as pipe:
+        for k in range(keys.SHARDS):
+            pipe.zadd(store.due_keys[k], {id_in_shard(k): 1000 + i for i in range(4)})
+        await pipe.execute()
+    favoured: list[set[int]] = []
+    for _ in range(2):
+        got = await store.claim_due(2000, 10_000, keys.SHARDS + 10)
+        assert len(got) == keys.SHARDS + 10
+        shards = [keys.shard_of(t) for t in got]
+        assert set(shards) == set(range(keys.SHARDS))  # every shard served
+        favoured.append({k for k in set(shards) if shards.count(k) == 2})
+    assert len(favoured[0]) == len(favoured[1]) == 10
+    assert not favoured[0] & favoured[1]
