@@ -50,6 +50,8 @@ HTTP_ROUTES: tuple[str, ...] = (
     "/api/players/{player}/games",
     "/api/games/{game}",
     "/api/games/{game}/replay",
+    "/api/games/{game}/review",
+    "/api/games/{game}/review?seat=0",
     "/api/tables",
     "/api/tables/{table}?invite={invite}",
     "/api/leaderboards/{preset}?min_games=0&include_guests=true",
