@@ -30,7 +30,8 @@ class ClaimCommands(TableWriter):
         if seen is not None:
             return MoveResult(seen, True)
         table, state = await self.read(table_id)
-        seat_no, _ = claimant(table, state, actor, expected_version, self.clock())
+        seat_no, game = mover(table, state, actor, expected_version, self.clock())
+        may_claim(table, seat_no, game)
         key = (table_id, seat_no)
         if key in self._claiming:
             raise TableError("claim_pending", "your claim is being checked")
@@ -48,7 +49,8 @@ class ClaimCommands(TableWriter):
             if table.game != checked:
                 raise TableError("stale_version", "the game moved on while your claim was checked")
             # the version was checked before the check; a chat since then changes no game
-            seat_no, game = claimant(table, state, actor, None, now)
+            seat_no, game = mover(table, state, actor, None, now)
+            may_claim(table, seat_no, game)
             seat = table.seats[seat_no]
             events: list[dict[str, Any]] = []
             if seat.away:
@@ -75,16 +77,10 @@ class ClaimCommands(TableWriter):
         return await self._command(table_id, actor, move_id, fn)
 
 
-def claimant(
-    table: Table,
-    state: GameState | None,
-    actor: Actor,
-    expected_version: int | None,
-    now: float,
-) -> tuple[int, GameState]:
-    """The seat of a player who may claim now, and the game: while cards are played, at their
-    own turn (from their hand or half dummy), and not after a refused claim in this hand."""
-    seat_no, game = mover(table, state, actor, expected_version, now)
+def may_claim(table: Table, seat_no: int, game: GameState) -> None:
+    """Refuse a claim of ``seat_no`` (a player who may move now: ``seats.mover``) unless it is
+    made while cards are played, at their own turn (from their hand or half dummy), and not
+    after a refused claim in this hand."""
     if game.phase != "play":
         raise TableError("wrong_phase", "a claim is made while cards are played")
     if seat_no not in engine.seats_to_act(game):
@@ -94,4 +90,3 @@ def claimant(
             "claim_refused_already",
             "one claim per hand may be refused, and yours was: play the hand out",
         )
-    return seat_no, game
