@@ -12,6 +12,7 @@ from sqlmodel import Session, col, func, select
 from app.db.database import Database
 from app.db.models import (
     Game,
+    GameReview,
     GameSeat,
     Hand,
     HandScore,
@@ -393,6 +394,21 @@ def export_player(db: Database, player_id: str) -> dict[str, Any] | None:
                 .order_by(col(RatingChange.id))
             ).all()
         ]
+        # The game reviews this player asked for (issue 16; the reviews themselves are the
+        # game's, shared with everyone who may read it).
+        requested = [
+            {
+                "game_id": r.game_id,
+                "seat": r.seat,
+                "status": r.status,
+                "created_at": as_utc(r.created_at).isoformat(),
+            }
+            for r in session.exec(
+                select(GameReview)
+                .where(GameReview.requested_by == player_id)
+                .order_by(col(GameReview.created_at))
+            ).all()
+        ]
     return {
         "format": "hearts-online-export",
         "version": 1,
@@ -408,4 +424,5 @@ def export_player(db: Database, player_id: str) -> dict[str, Any] | None:
         "ratings": ratings,
         "rating_history": changes,
         "games": games,
+        "reviews_requested": requested,
     }

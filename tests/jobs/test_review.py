@@ -155,6 +155,10 @@ def test_who_may_ask_and_a_review_is_computed_once(tmp_path: Path) -> None:
             assert again.status_code == 200 and again.json()["result"] == result
         row = reviews.read(database, public, 0)
         assert row is not None and row.attempts == 1 and row.requested_by == alice
+        # In the requester's own data (the download), not in the others'.
+        mine = client.get("/api/account/export", headers=alice_auth).json()["reviews_requested"]
+        assert [(r["game_id"], r["seat"], r["status"]) for r in mine] == [(public, 0, "done")]
+        assert client.get("/api/account/export", headers=bob_auth).json()["reviews_requested"] == []
         assert client.get(f"{url}?seat=0").json()["result"] == result  # read signed out too
         listing = client.get(url).json()["reviews"]
         assert [(r["seat"], r["status"], r["result"]) for r in listing] == [(0, "done", None)]
