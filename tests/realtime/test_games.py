@@ -66,7 +66,11 @@ async def play_to_end(
         seen = 0
         while not done.is_set():
             msg = await client.wait(lambda m: m["type"] == "state", start=seen)
-            seen = client.messages.index(msg) + 1
+            # The message found, by identity from ``seen`` on: list.index finds the first equal
+            # one, and a state delivered twice would send ``seen`` back for good (a busy loop).
+            seen = (
+                next(i for i in range(seen, len(client.messages)) if client.messages[i] is msg) + 1
+            )
             latest = client.last_state()
             assert latest is not None
             over = latest.get("table", {}).get("status") == "over"  # compact: table omitted

@@ -377,7 +377,9 @@ async def play_until(
     seen = 0
     while True:
         msg = await client.wait(lambda m: m["type"] == "state", start=seen)
-        seen = client.messages.index(msg) + 1
+        # The message found, by identity from ``seen`` on: list.index finds the first equal
+        # one, and a state delivered twice would send ``seen`` back for good (a busy loop).
+        seen = next(i for i in range(seen, len(client.messages)) if client.messages[i] is msg) + 1
         latest = client.last_state()
         assert latest is not None
         if done(latest):
