@@ -732,13 +732,15 @@ def test_pause_between_hands_shows_the_result(browser: Any, server: Any) -> None
         play_until([page], lambda: hands_finished(page) >= 1)
         panel = page.locator(".center-panel.hand-result")
         panel.wait_for()
-        check_sizes(page, "hand-result")
+        # What the pause shows, read at once (the checks below take seconds on a busy machine,
+        # and the pause is 2.5 s); the panel stays up after it, with "has started".
         status = view_state(page)["status"]
         assert re.search(r"Hand 1 is over\. The next hand starts in [1-3] s", status), status
         assert "Hand 1 is over" in panel.inner_text()
         assert re.search(r"next hand starts in [1-3] s", panel.locator(".next-hand").inner_text())
         assert not [c for c in view_state(page)["hand"] if c["legal"]]
         assert page.locator(".seat.to-act").count() == 0
+        check_sizes(page, "hand-result")
         # The pause ends by itself: the countdown says so and play goes on.
         wait_for(lambda: "has started" in panel.locator(".next-hand").inner_text(), what="the end")
         wait_for(lambda: [c for c in view_state(page)["hand"] if c["legal"]], what="a move")
