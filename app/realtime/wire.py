@@ -55,5 +55,8 @@ def writable(proto: Any) -> bool:
 
 
 def closing(proto: Any) -> bool:
-    """This side sent its close, or the connection is going: no frame may follow."""
-    return bool(proto.close_sent or proto.transport.is_closing())
+    """This side sent its close (uvicorn's flag, or a close frame the websockets protocol
+    object wrote itself), or the connection is going: no frame may follow."""
+    return bool(
+        proto.close_sent or proto.conn.close_sent is not None or proto.transport.is_closing()
+    )

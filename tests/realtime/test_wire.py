@@ -41,7 +41,12 @@ class FakeWire:
         self.writable = asyncio.Event()
         self.writable.set()
         self.close_sent = False
+        self.conn = FakeProtocol()
         self.transport = FakeTransport()
+
+
+class FakeProtocol:
+    close_sent: object = None  # websockets: the close frame this side sent
 
 
 async def turn() -> None:
@@ -117,3 +122,10 @@ async def test_what_was_sent_before_a_close_goes_out_and_nothing_after() -> None
     wire2.transport.closed = True
     await turn()
     assert wire2.transport.writes == []
+    # Nor one whose close frame went out (websockets wrote it: a failed ping, a bad frame).
+    wire3 = FakeWire()
+    conn3 = Connection(send_text, "k", None, wire=wire3)
+    conn3.send(b"x")
+    wire3.conn.close_sent = object()
+    await turn()
+    assert wire3.transport.writes == []
