@@ -7,6 +7,7 @@ from typing import Any, cast
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, ClusterPipeline, ClusterPubSub, RedisCluster
+from redis.commands import READ_COMMANDS
 from redis.exceptions import RedisClusterException
 
 from app.settings import MEMORY_REDIS_URL, is_cluster_url, parse_cluster_url
@@ -101,6 +102,58 @@ class _ClusterPipeline(ClusterPipeline):
     _held: list[tuple[tuple[Any, ...], dict[str, Any]]]
 
 
+# Keyless commands (PUBLISH, PING, CLUSTER ..., SCRIPT LOAD) keep redis-py's routing.
+_KEYLESS = frozenset(
+    {
+        "PUBLISH",
+        "SPUBLISH",
+        "PING",
+        "CLUSTER",
+        "SCRIPT",
+        "INFO",
+        "CONFIG",
+        "FLUSHDB",
+        "FLUSHALL",
+        "DBSIZE",
+        "KEYS",
+        "SCAN",
+        "WAIT",
+        "MULTI",
+        "EXEC",
+        "DISCARD",
+        "ECHO",
+        "TIME",
+        "COMMAND",
+        "MEMORY",
+        "CLIENT",
+        "READONLY",
+        "READWRITE",
+        "ASKING",
+        "FUNCTION",
+        "LASTSAVE",
+        "ROLE",
+        "DEBUG",
+        "SHUTDOWN",
+        "SLOWLOG",
+        "LATENCY",
+        "ACL",
+        "HELLO",
+        "AUTH",
+        "SELECT",
+        "QUIT",
+    }
+)
+
+
+def _keyed(name: str, args: tuple[Any, ...]) -> bool:
+    """Whether a command names a key redis-py routes it by (EVAL/EVALSHA: numkeys > 0)."""
+    if name.split(" ")[0] in _KEYLESS or len(args) < 2:
+        return False
+    if name in ("EVAL", "EVALSHA", "FCALL", "EVAL_RO", "EVALSHA_RO", "FCALL_RO"):
+        return len(args) > 3 and int(args[2]) > 0
+    return True
+
+
 class _RedisCluster(RedisCluster):
     """redis-py's RedisCluster, fixed where redis-py 8.1 fails us (see each method)."""
 
@@ -112,6 +165,22 @@ class _RedisCluster(RedisCluster):
         # counted twice). The map is read first, once, the others waiting for it.
         if self._initialize:
             await self.initialize()
+        # redis-py resends a command that timed out or lost its connection (after re-reading
+        # the map). A read may be asked twice; a write may have run already (a reply lost to
+        # a 5 s timeout under load, a master that died after applying it): a script sent
+        # again found its own work done ("table id collision"), a counter counted twice. So
+        # a keyed command that is not a read goes to its slot's master once: MOVED and ASK
+        # are still followed (they are refusals, nothing ran), a lost reply is the caller's
+        # STORE_DOWN error, as on the pipelined client, and the map is re-read before the
+        # next command.
+        name = str(args[0]).upper() if args else ""
+        if "target_nodes" not in kwargs and name not in READ_COMMANDS and _keyed(name, args):
+            try:
+                slot = await self._determine_slot(*args)
+            except RedisClusterException:  # no key after all: redis-py's routing
+                slot = None
+            if slot is not None:
+                kwargs["target_nodes"] = self.nodes_manager.get_node_from_slot(slot)
         return await super().execute_command(*args, **kwargs)
 
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:

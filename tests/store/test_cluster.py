@@ -361,3 +361,44 @@ def test_waiting_for_replicas_needs_the_pipelined_client() -> None:
         redis_url="redis+cluster://h:1", secret_key="k" * 20, redis_wait_replicas=1
     )
     assert settings.redis_wait_replicas == 1 and settings.redis_wait_timeout_ms == 100
+
+
+@pytest.mark.asyncio
+async def test_a_write_whose_reply_was_lost_is_not_sent_again(
+    generic: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script or counter whose reply timed out may have run: redis-py's cluster client
+    resent it (a table's creation then found itself: "table id collision"). Ours sends a
+    write once and hands the error to the caller; a read is still asked again."""
+    key = "{h2w" + uuid.uuid4().hex[:8] + "}:count"
+    await generic.set(key, 0)
+    real = RedisCluster._execute_command
+    sent: list[str] = []
+
+    async def lose_first_reply(
+        self: RedisCluster, node: object, *args: object, **kw: object
+    ) -> object:
+        sent.append(str(args[0]))
+        reply = await real(self, node, *args, **kw)  # type: ignore[arg-type]
+        if len(sent) == 1:
+            raise aioredis.TimeoutError(
+                "Timeout reading from the node"
+            )  # it ran, the reply was lost
+        return reply
+
+    monkeypatch.setattr(RedisCluster, "_execute_command", lose_first_reply)
+    count = generic.register_script("return redis.call('INCR', KEYS[1])")
+    try:
+        with pytest.raises(aioredis.TimeoutError):
+            await count(keys=[key])
+        assert sent == ["EVALSHA"]
+        sent.clear()
+        with pytest.raises(aioredis.TimeoutError):
+            await generic.incr(key)
+        assert sent == ["INCRBY"]
+        sent.clear()
+        assert int(await generic.get(key)) == 2  # each write ran once; this read was asked twice
+        assert sent == ["GET", "GET"]
+    finally:
+        monkeypatch.undo()
+        await generic.delete(key)
