@@ -147,7 +147,7 @@ async def test_lobby_summary_and_publish(redis_client: aioredis.Redis, namespace
             lobby_summary="remove",
         )
         assert await store.lobby_entries() == {}
-        for _ in range(100):
+        for _ in range(500):  # a loaded machine (the other pytest-xdist worker) is slow
             if len(got) >= 4:
                 break
             await asyncio.sleep(0.02)
