@@ -80,7 +80,7 @@ def test_an_older_versions_stored_token_becomes_the_cookie(browser: Any, server:
         )
         page.reload()
         page.wait_for_selector(".who-name:has-text('Oldie')")
-        page.wait_for_function("localStorage.getItem('hearts.token') === null")
+        page.wait_for_function("() => localStorage.getItem('hearts.token') === null")
         cookie = _session_cookie(p.context)
         assert cookie is not None and cookie["httpOnly"]
         assert _me(page) == made["player"]["id"]
