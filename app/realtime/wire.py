@@ -21,7 +21,11 @@ import struct
 from typing import Any
 
 from starlette.websockets import WebSocket
-from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+try:  # uvicorn's own module: another version or server leaves every send on the ASGI path
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+except ImportError:  # pragma: no cover - depends on the installed uvicorn
+    WebSocketsSansIOProtocol = None  # type: ignore[assignment,misc]
 
 
 def text_frame(payload: bytes) -> bytes:
@@ -40,9 +44,16 @@ def wire_of(ws: WebSocket) -> Any | None:
     # Starlette keeps the server's ``receive`` as it is (only ``send`` is wrapped): a bound
     # method of the protocol object.
     proto = getattr(getattr(ws, "_receive", None), "__self__", None)
-    if not isinstance(proto, WebSocketsSansIOProtocol) or not proto.handshake_complete:
+    if WebSocketsSansIOProtocol is None or not isinstance(proto, WebSocketsSansIOProtocol):
         return None
-    if proto.conn.extensions:  # per-message deflate: websockets compresses each frame
+    # The attributes this module reads, checked once a socket: a uvicorn that renamed one
+    # keeps this socket on the ASGI path instead of failing its sends.
+    try:
+        if not proto.handshake_complete or proto.conn.extensions:
+            return None  # per-message deflate: websockets compresses each frame
+        proto.writable.is_set()
+        _ = (proto.close_sent, proto.conn.close_sent, proto.transport.is_closing())
+    except AttributeError:
         return None
     return proto
 
