@@ -23,10 +23,15 @@ from app.realtime.limits import Limits
 from app.realtime.lobby import LobbyHub
 from app.realtime.wire import closing, text_frame, writable
 from app.store import Fanout, TableStore, keys
+from app.store.errors import STORE_DOWN
 from app.tables import TableError, TableService
 from app.tables.model import Table
 
 log = logging.getLogger(__name__)
+
+# A hub that could not read its table reads it again after this, doubling up to the max.
+RETRY_FIRST_SECONDS = 0.25
+RETRY_MAX_SECONDS = 5.0
 
 OUTBOX_LIMIT = 256  # queued messages per socket before it is dropped as too slow
 
@@ -293,6 +298,11 @@ class TableHub:
         self.note_version = 0
         self._notes: asyncio.Queue[dict[str, Any] | _Join] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        # A notice whose table could not be read (Redis down, a failover under way) is read
+        # again later: else its change reaches these sockets only with the table's next one,
+        # and a table waiting for one of them would wait for ever.
+        self._retry: asyncio.TimerHandle | None = None
+        self._retry_delay = RETRY_FIRST_SECONDS
         self.pending = 0  # joins queued or running
         # Spectators: the newest count known here (sequence number orders the counts that
         # come from the channel and from this instance's own sockets), the count last sent to
@@ -416,6 +426,9 @@ class TableHub:
 
     async def stop(self) -> None:
         await self.hubs.fanout.unsubscribe(keys.channel(self.table_id), self.on_message)
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
         if self._spectators_task is not None:
             self._spectators_task.cancel()
         if self._task is not None:
@@ -442,6 +455,15 @@ class TableHub:
                 continue
             try:
                 await self._handle(data)
+                self._retry_delay = RETRY_FIRST_SECONDS
+            except STORE_DOWN as exc:
+                log.warning(
+                    "hub %s: table not read (%s); again in %.2f s",
+                    self.table_id,
+                    exc,
+                    self._retry_delay,
+                )
+                self._read_again_later()
             except TableError as exc:
                 if exc.code == "unknown_table":
                     gone = orjson.dumps(
@@ -451,6 +473,18 @@ class TableHub:
                         conn.send(gone)
             except Exception:
                 log.exception("hub %s failed on a notice", self.table_id)
+
+    def _read_again_later(self) -> None:
+        if self._retry is not None:
+            return
+        delay = self._retry_delay
+        self._retry_delay = min(delay * 2, RETRY_MAX_SECONDS)
+
+        def again() -> None:
+            self._retry = None
+            self.resync()
+
+        self._retry = asyncio.get_running_loop().call_later(delay, again)
 
     async def _resync(self) -> None:
         """After the subscriber reconnected: send what the sockets missed. If Redis came back

@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from app.realtime.hub import OUTBOX_LIMIT, Connection, TableHub
+from app.store.errors import StoreUnavailable
 
 pytestmark = pytest.mark.asyncio
 
@@ -95,6 +96,38 @@ async def test_stop_ends_the_hub_even_when_a_cancellation_is_swallowed() -> None
     stopping = asyncio.create_task(hub.stop())
     done, _ = await asyncio.wait({stopping}, timeout=5)  # no cancel of stop() on a timeout
     assert stopping in done and swallowed.is_set() and hub._task.done()
+
+
+async def test_a_notice_whose_table_could_not_be_read_is_read_again() -> None:
+    """Redis down or a failover under way when a change's notice came: the hub reads the
+    table again later (0.25 s, doubling), until it works, so the change reaches its sockets
+    even if the table changes no more (a failover test's player waited for ever for it)."""
+
+    class Fanout:
+        async def unsubscribe(self, channel: str, callback: Any) -> None:
+            return None
+
+    hub = TableHub(cast(Any, type("Hubs", (), {"fanout": Fanout()})()), "t1")
+    handled: list[dict[str, Any]] = []
+    failures = [StoreUnavailable("down"), StoreUnavailable("still down")]
+
+    async def handle(note: dict[str, Any]) -> None:
+        handled.append(note)
+        if failures:
+            raise failures.pop(0)
+
+    hub._handle = handle  # type: ignore[method-assign]
+    hub._task = asyncio.create_task(hub._run())
+    hub._notes.put_nowait({"v": 7, "s": 1})
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if len(handled) == 3:
+            break
+    # The notice, then a fresh read after 0.25 s and another after 0.5 s: the last worked.
+    assert handled == [{"v": 7, "s": 1}, {"resync": True}, {"resync": True}]
+    await asyncio.sleep(0.3)
+    assert len(handled) == 3 and hub._retry is None  # nothing more once it worked
+    await hub.stop()
 
 
 async def test_state_messages_views_are_the_engines_views() -> None:

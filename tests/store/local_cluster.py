@@ -50,6 +50,7 @@ class LocalCluster:
         self.ports = _ports(first_port)
         self.dir = Path(tempfile.mkdtemp(prefix="hearts-cluster-"))
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
+        self.paused: set[int] = set()  # nodes stopped by pause() and not resumed
 
     @property
     def url(self) -> str:
@@ -131,12 +132,16 @@ class LocalCluster:
     def pause(self, port: int) -> None:
         """SIGSTOP one node: it stops answering but keeps its connections open."""
         self.procs[port].send_signal(signal.SIGSTOP)
+        self.paused.add(port)
 
     def resume(self, port: int) -> None:
         self.procs[port].send_signal(signal.SIGCONT)
+        self.paused.discard(port)
 
     def alive(self) -> list[int]:
-        return [p for p, proc in self.procs.items() if proc.poll() is None]
+        """The nodes that answer: running and not paused (a stopped process still polls as
+        running, and asking it would hang until the client's timeout)."""
+        return [p for p, proc in self.procs.items() if proc.poll() is None and p not in self.paused]
 
     @staticmethod
     def _wait(check: object, what: str, timeout: float = 30.0) -> None:
