@@ -39,7 +39,8 @@ for port in "${PORTS[@]}"; do
         redis-server --bind 127.0.0.1 --port "$port" --cluster-enabled yes \
             --cluster-config-file "nodes-$port.conf" --cluster-node-timeout 2000 \
             --save "" --appendonly no --daemonize yes --dir "$DIR" \
-            --logfile "$DIR/redis-$port.log"
+            --logfile "$DIR/redis-$port.log" ||
+            { echo "redis-cluster.sh: redis-server did not start on port $port (in use?)" >&2; exit 1; }
     fi
 done
 for port in "${PORTS[@]}"; do
