@@ -3,15 +3,8 @@
 
 import { ApiError, api, logIn, register, session, signInAsGuest } from "./api.js";
 import { h, fill, toast } from "./dom.js";
-import {
-  BOT_LABELS,
-  DUMMY_PASSING_LABELS,
-  GAME_LABELS,
-  OPTION_HELP,
-  botLabel,
-  relativeSeat,
-  valueLabel,
-} from "./labels.js";
+import { BOT_LABELS, GAME_LABELS, botLabel, relativeSeat } from "./labels.js";
+import { optionField } from "./option_fields.js";
 import { LiveSocket } from "./socket.js";
 import { FriendsPanel } from "./friends.js";
 
@@ -468,114 +461,11 @@ class Lobby {
     const fields = [h("legend", {}, "Rules")];
     for (const option of this.options) {
       if (!option.games.includes(preset.game)) continue;
-      fields.push(this.optionField(option, preset));
+      fields.push(optionField(this, option, preset));
     }
     fill(this.optionsBox, fields);
     this.renderSeatChoices();
     this.refreshDependent();
-  }
-
-  optionField(option, preset) {
-    const id = `opt-${option.name}`;
-    const value = this.values[option.name];
-    const help = OPTION_HELP[option.name];
-    const wrap = h("div", { class: "option", "data-option": option.name });
-    const helpEl = help ? h("span", { class: "hint", id: `${id}-help` }, help) : null;
-    const describedBy = help ? `${id}-help` : undefined;
-    if (option.kind === "bool") {
-      const input = h("input", {
-        type: "checkbox", id, checked: !!value, "aria-describedby": describedBy,
-        onchange: () => {
-          this.values[option.name] = input.checked;
-        },
-      });
-      wrap.append(h("label", { class: "check", for: id }, input, " ", option.label), helpEl || "");
-      return wrap;
-    }
-    if (option.kind === "choice") {
-      // Each game's choices as the server advertises them (those a player count refuses are
-      // hidden by refreshDependent).
-      const choices = (option.choices_by_game && option.choices_by_game[preset.game]) || option.choices;
-      const select = h("select", {
-        id, "aria-describedby": describedBy,
-        onchange: () => {
-          const raw = select.value;
-          this.values[option.name] = typeof option.default === "number" ? Number(raw) : raw;
-          if (option.name === "players") {
-            // The deck and pass count this many players bring (what the server would pick).
-            const n = String(this.values.players);
-            for (const other of this.options) {
-              if (other.default_by_players && n in other.default_by_players) {
-                this.values[other.name] = other.default_by_players[n];
-                this.syncField(other.name);
-              }
-            }
-            this.renderSeatChoices();
-          }
-          this.refreshDependent();
-        },
-      },
-      choices.map((c) => h("option", {
-        value: String(c), selected: c === value,
-      }, option.name === "passing" && preset.game === "dummy" ? DUMMY_PASSING_LABELS[c] || c
-        : option.name === "players" ? `${c} players` : valueLabel(option.name, c))));
-      wrap.append(h("label", { for: id }, option.label), select, helpEl || "");
-      return wrap;
-    }
-    if (option.kind === "int") {
-      const input = h("input", {
-        type: "number", id, min: String(option.min), max: String(option.max),
-        value: String(value >= option.min && value <= option.max ? value : option.min),
-        inputmode: "numeric", "aria-describedby": describedBy,
-        onchange: () => {
-          this.values[option.name] = Number(input.value);
-        },
-      });
-      wrap.append(h("label", { for: id }, option.label), input, helpEl || "");
-      return wrap;
-    }
-    if (option.kind === "set") {
-      const chosen = new Set(value || []);
-      const boxes = option.choices.map((card) => {
-        const box = h("input", {
-          type: "checkbox", checked: chosen.has(card),
-          onchange: () => {
-            if (box.checked) chosen.add(card);
-            else chosen.delete(card);
-            this.values[option.name] = [...chosen].sort();
-          },
-        });
-        return h("label", { class: "check inline" }, box, " ", cardWords(card));
-      });
-      wrap.append(h("fieldset", { class: "inline-set", "aria-describedby": describedBy }, h("legend", {}, option.label), boxes), helpEl || "");
-      return wrap;
-    }
-    if (option.kind === "card_values") {
-      const values = { ...(value || {}) };
-      const rows = option.choices.map((card) => {
-        const amount = h("input", {
-          type: "number", min: String(option.min), max: String(option.max),
-          value: String(values[card] || Math.min(Math.max(10, option.min), option.max)), inputmode: "numeric",
-          "aria-label": `Points for the ${cardWords(card)}`,
-          onchange: () => {
-            if (box.checked) values[card] = Number(amount.value);
-            this.values[option.name] = { ...values };
-          },
-        });
-        const box = h("input", {
-          type: "checkbox", checked: card in values,
-          onchange: () => {
-            if (box.checked) values[card] = Number(amount.value);
-            else delete values[card];
-            this.values[option.name] = { ...values };
-          },
-        });
-        return h("div", { class: "row" }, h("label", { class: "check inline" }, box, " ", cardWords(card), " scores"), amount);
-      });
-      wrap.append(h("fieldset", { class: "inline-set", "aria-describedby": describedBy }, h("legend", {}, option.label), rows), helpEl || "");
-      return wrap;
-    }
-    return wrap;
   }
 
   syncField(name) {
@@ -721,10 +611,4 @@ class Lobby {
       })),
     );
   }
-}
-
-function cardWords(code) {
-  const ranks = { A: "ace", K: "king", Q: "queen", J: "jack", T: "ten" };
-  const suits = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-  return `${ranks[code[0]] || code[0]} of ${suits[code[1]]}`;
 }
