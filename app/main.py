@@ -12,7 +12,7 @@ import contextlib
 import functools
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -29,28 +29,48 @@ from app.api.reviews import socket_router as review_socket_router
 from app.api.routes import router as api_router
 from app.api.sessions import SessionChanges
 from app.api.static import CompressReads, StaticSite
+from app.compete.api import router as daily_router
+from app.compete.club_api import router as clubs_router
+from app.compete.daily import DailyService
+from app.compete.events_api import router as events_router
+from app.compete.events_runner import EventRunner
 from app.db import Database, deployment
-from app.deps import Identity, Services
+from app.db.copies import SqlCopies
+from app.db.secret import stored_secret
 from app.friends.api import router as friends_router
 from app.friends.hub import FriendsHub
+from app.friends.seating import refuse_blocked
+from app.identity import Identity
 from app.logs import configure as configure_logs
 from app.metrics import Metrics, MetricsServer, token_matches
+from app.notify.account import router as notify_account_router
+from app.notify.api import router as notify_router
+from app.notify.setup import build as build_notifier
+from app.outbox_process import run_outbox_process
 from app.realtime.endpoint import router as ws_router
 from app.realtime.hub import Hubs
+from app.services import Services
 from app.settings import Settings, load_settings
-from app.store import Fanout, PipelinedRedis, TableStore, keys, make_redis
-from app.tables import TableService
+from app.stopping import Deadline, cancel_until_done, run_within
+from app.store import Fanout, TableStore, keys, make_fast, make_redis
+from app.tables import TableError, TableService
 from app.tables.computer import ComputerPlayers
 from app.tables.due import run_due_loop
-from app.workers import run_outbox_process
+from app.tables.durable import Durable
 
 log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 
 
-def create_app(settings: Settings | None = None, *, fake_redis_server: Any = None) -> FastAPI:
-    """A new app. ``fake_redis_server`` lets tests share one fakeredis between apps."""
+def create_app(
+    settings: Settings | None = None,
+    *,
+    fake_redis_server: Any = None,
+    clock: Callable[[], float] | None = None,
+) -> FastAPI:
+    """A new app. ``fake_redis_server`` lets tests share one fakeredis between apps;
+    ``clock`` (epoch ms) lets them drive the tables' time (turn-based clocks over days)."""
     settings = settings or load_settings()
     metrics = Metrics()
 
@@ -61,7 +81,7 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
             configure_logs(settings.log_format, settings.log_level)
         try:
             services = await start_services(
-                settings, fake_redis_server=fake_redis_server, metrics=metrics
+                settings, fake_redis_server=fake_redis_server, metrics=metrics, clock=clock
             )
         except deployment.DeploymentMismatch as error:
             log.critical("hearts-server cannot start: %s", error)
@@ -70,7 +90,7 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
         # app.api.deps reads these names (docs/persistence.md).
         app.state.database = services.database
         app.state.redis = services.redis
-        app.state.secret_key = settings.effective_secret()
+        app.state.secret_key = services.settings.effective_secret()
         metrics_server = None
         if settings.metrics_port:
             metrics_server = MetricsServer(
@@ -86,7 +106,7 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
             services.hubs.closing = True
             log.info("instance %s shutting down", services.instance_id)
             if metrics_server is not None:
-                await metrics_server.stop()
+                await run_within(metrics_server.stop(), 3, "the metrics server")
             await stop_services(services)
 
     app = FastAPI(title="Hearts Online", version="0.1.0", lifespan=lifespan)
@@ -103,8 +123,13 @@ def create_app(settings: Settings | None = None, *, fake_redis_server: Any = Non
     app.include_router(ws_router)
     app.include_router(accounts_router)  # accounts, profiles, history, ratings, replays
     app.include_router(friends_router)  # friends, presence, invitations (app/friends)
-    app.include_router(reviews_router)  # game reviews (app/api/reviews.py, issue 16)
+    app.include_router(daily_router)  # the daily challenge (app/compete)
+    app.include_router(clubs_router)  # clubs (app/compete/clubs.py)
+    app.include_router(events_router)  # events (app/compete/events*.py)
+    app.include_router(reviews_router)  # game reviews (app/api/reviews.py)
     app.include_router(review_socket_router)
+    app.include_router(notify_router)  # notification choices, push subscriptions (app/notify)
+    app.include_router(notify_account_router)  # e-mail address, password reset, unsubscribe
 
     @app.get("/healthz")
     async def healthz() -> JSONResponse:
@@ -171,7 +196,11 @@ def _database_answers(database: Database) -> None:
 
 
 async def start_services(
-    settings: Settings, *, fake_redis_server: Any = None, metrics: Metrics | None = None
+    settings: Settings,
+    *,
+    fake_redis_server: Any = None,
+    metrics: Metrics | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> Services:
     from app.db import make_database, upgrade_to_head
 
@@ -181,6 +210,11 @@ async def start_services(
     if settings.migrate_on_start:
         await run_in_threadpool(upgrade_to_head, settings.database_url)
     database = make_database(settings.database_url)
+    if not settings.secret_key:
+        # The embedded default (one process, no key given): the key this database keeps, so
+        # a restart signs nobody out (app.db.secret). Settings refuse a shared Redis without.
+        stored = await run_in_threadpool(stored_secret, database)
+        settings = settings.model_copy(update={"secret_key": stored})
     # The Redis namespace belongs to one database: refuse to share its results stream with
     # another deployment (app.db.deployment; raises DeploymentMismatch).
     await deployment.check(redis, settings.redis_namespace, database)
@@ -190,7 +224,7 @@ async def start_services(
         redis,
         namespace=settings.redis_namespace,
         log_size=settings.event_log_size,
-        fast=None if settings.uses_memory_redis else PipelinedRedis.from_url(settings.redis_url),
+        fast=None if settings.uses_memory_redis else make_fast(settings.redis_url),
         wait_replicas=settings.redis_wait_replicas,
         wait_timeout_ms=settings.redis_wait_timeout_ms,
     )
@@ -207,6 +241,12 @@ async def start_services(
         computer=computer,
         find_game_id=functools.partial(find_game_id, database),
     )
+    if clock is not None:
+        tables.clock = clock
+    # Turn-based tables are copied to SQL on each commit and restored or paged in from it.
+    tables.durable = Durable(store, settings, SqlCopies(database), tables.find_game_id)
+    tables.rated_rules.gate = functools.partial(rated_gate, database, settings.rated_min_games)
+    tables.seat_gate = functools.partial(refuse_blocked, database)  # blocks hold at every seat
     fanout = Fanout(
         redis, keys.instance_channel(settings.redis_namespace, instance_id), direct=store.fast
     )
@@ -245,6 +285,26 @@ async def start_services(
     )
     services.hubs.lobby.feed.listeners.append(services.friends.lobby_tables_changed)
     await services.friends.start()
+    services.notifier = build_notifier(
+        settings, database, sockets=tables.sockets, clock=tables.clock, redis=redis
+    )
+    await services.notifier.start()
+    # A turn-based table's "your turn", "time almost up" and "game over" (app.tables.writer):
+    # to the notifier (push, e-mail, when away), and to the player's open pages (My games).
+    notifier, friends = services.notifier, services.friends
+
+    async def notify(
+        player_id: str,
+        kind: str,
+        *,
+        table_id: str | None = None,
+        data: Mapping[str, object] | None = None,
+    ) -> None:
+        if table_id is not None:
+            friends.games_changed([player_id], table_id)
+        await notifier.send(player_id, kind, table_id=table_id, data=data)
+
+    tables.notify = notify
     stop = asyncio.Event()
     services.background.append(stop)
     services.background.append(asyncio.create_task(run_due_loop(tables, stop), name="due"))
@@ -270,10 +330,36 @@ async def start_services(
             workers=settings.review_workers,
             lease_seconds=settings.review_lease_seconds,
             poll_seconds=settings.review_poll_seconds,
+            cpu_seconds_per_decision=settings.review_cpu_seconds_per_decision,
         )
         services.background.append(asyncio.create_task(services.reviews.run(stop), name="reviews"))
+    services.daily = DailyService(settings, database, tables, tables.clock, instance_id)
+    services.background.append(asyncio.create_task(services.daily.run(stop), name="daily"))
+    events = EventRunner(database, tables, instance_id, settings.events_hands_per_round)
+    services.background.append(asyncio.create_task(events.run(stop), name="events"))
+    # Turn-based games Redis lost whole (the embedded stand-in restarted, a Redis flushed):
+    # back from SQL with their clocks and My games entries (app.tables.durable).
+    services.background.append(
+        asyncio.create_task(restore_lost(tables, tables.durable), name="restore-lost")
+    )
     log.info("instance %s up (redis %s)", instance_id, settings.redis_url.split("@")[-1])
     return services
+
+
+async def restore_lost(tables: TableService, durable: Durable) -> None:
+    try:
+        await durable.restore_lost(tables.clock(), tables.games)
+    except Exception:  # an outage at start: each table still comes back when it is opened
+        log.exception("turn-based tables Redis lost were not restored at start")
+
+
+async def rated_gate(database: Database, min_games: int, player_id: str) -> None:
+    """Refuse a player SQL does not let sit at a rated table (app.db.rated), off the loop."""
+    from app.db.rated import rated_refusal
+
+    refusal = await run_in_threadpool(rated_refusal, database, player_id, min_games)
+    if refusal is not None:
+        raise TableError(*refusal)
 
 
 async def find_game_id(database: Database, table_id: str, game_no: int) -> int | None:
@@ -303,7 +389,7 @@ class OutboxProcess:
 
         ctx = multiprocessing.get_context("spawn")
         self.process = ctx.Process(
-            target=run_outbox_process,  # app.workers: imports little before its watch
+            target=run_outbox_process,  # imports little before its parent watch starts
             args=(
                 self.settings.redis_url,
                 self.settings.database_url,
@@ -339,28 +425,42 @@ class OutboxProcess:
 
 
 async def stop_services(services: Services) -> None:
+    """Stop this instance's own work, every step within one deadline
+    (``HEARTS_SHUTDOWN_TIMEOUT_SECONDS``): a step that does not end in its share is cancelled
+    until done or left behind with its stack logged (app/stopping.py), and the next one runs."""
+    deadline = Deadline(services.settings.shutdown_timeout_seconds)
     for item in services.background:
         if isinstance(item, asyncio.Event):
             item.set()
     for item in services.background:
         if isinstance(item, OutboxProcess):
-            await item.stop()
+            await run_within(item.stop(), deadline.left(15), "the results writer process")
     for item in services.background:
         if isinstance(item, asyncio.Task):
-            try:
-                await asyncio.wait_for(item, 5)
-            except (TimeoutError, asyncio.CancelledError, Exception):
-                item.cancel()
+            # Told to stop by the event: a few seconds to hand its work back, then cancelled.
+            done, _ = await asyncio.wait({item}, timeout=deadline.left(5))
+            if not done:
+                await cancel_until_done(item, deadline.left(2), f"task {item.get_name()}")
+    steps: list[tuple[str, Callable[[], Awaitable[object]]]] = []
     if services.friends is not None:
-        await services.friends.stop()
-    await services.hubs.close()
-    await services.fanout.stop()
-    services.tables.computer.close()
+        steps.append(("presence and friends (FriendsHub.stop)", services.friends.stop))
+    steps += [
+        ("the notifier", services.notifier.stop),
+        ("table hubs and the lobby (Hubs.close)", services.hubs.close),
+        ("pub/sub (Fanout.stop)", services.fanout.stop),
+    ]
+    for what, stop in steps:
+        await run_within(stop(), deadline.left(5), what)
+    # The process pool's shutdown joins its workers: in a thread, so it is bounded too.
+    await run_within(
+        asyncio.to_thread(services.tables.computer.close), deadline.left(5), "computer players"
+    )
     if services.store.fast is not None:
-        await services.store.fast.aclose()
-    with contextlib.suppress(Exception):
-        await services.redis.aclose()
-    services.database.dispose()
+        await run_within(services.store.fast.aclose(), deadline.left(2), "the move-path client")
+    await run_within(services.redis.aclose(), deadline.left(2), "the Redis client")
+    await run_within(
+        asyncio.to_thread(services.database.dispose), deadline.left(2), "the database pool"
+    )
 
 
 _MODULE_APP: FastAPI | None = None

@@ -9,7 +9,7 @@ apps as they like.
 Not public by default: ``HEARTS_METRICS_TOKEN`` opens ``/metrics`` on the app's own port to
 requests carrying ``Authorization: Bearer <token>``; ``HEARTS_METRICS_PORT`` serves it on a
 port of its own (for a network only Prometheus reaches). With neither, ``/metrics`` is 404.
-README.md "Operations" lists every series.
+docs/operations.md "Operations" lists every series.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import hmac
 import logging
 import time
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import HistogramMetricFamily, Metric
@@ -29,7 +29,22 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from app.store import keys
 
 if TYPE_CHECKING:
-    from app.deps import Services
+    from app.realtime.hub import Hubs
+    from app.settings import Settings
+    from app.store import TableStore
+    from app.tables.service import TableService
+
+
+class Services(Protocol):
+    """What a scrape reads of the app's services (``app.services.Services`` is one): the hubs
+    and the tables' cache of this instance, and Redis through the store."""
+
+    settings: Settings
+    redis: Any
+    store: TableStore
+    tables: TableService
+    hubs: Hubs
+
 
 log = logging.getLogger(__name__)
 
@@ -47,14 +62,16 @@ SCRAPE_TIMEOUT_SECONDS = 2.0
 SQL_TIME_TTL_SECONDS = 7 * 86_400
 
 
-def record_sql_write(pipe: Any, stream: str, seconds: float) -> None:
-    """Queue on ``pipe`` the commands that count one SQL write of ``seconds``."""
+def record_sql_write(pipe: Any, stream: str, seconds: float, count: int = 1) -> None:
+    """Queue on ``pipe`` the commands that count ``count`` SQL writes of ``seconds`` in all
+    (records written in one transaction: each counts its share of the transaction's time)."""
     key = keys.sql_time_key(stream)
+    share = seconds / max(count, 1)
     for i, bound in enumerate(SQL_BUCKETS):
-        if seconds <= bound:
-            pipe.hincrby(key, f"b{i}", 1)
+        if share <= bound:
+            pipe.hincrby(key, f"b{i}", count)
             break
-    pipe.hincrby(key, "n", 1)
+    pipe.hincrby(key, "n", count)
     pipe.hincrbyfloat(key, "sum", seconds)
     pipe.expire(key, SQL_TIME_TTL_SECONDS)
 

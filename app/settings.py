@@ -109,7 +109,7 @@ class Settings(BaseSettings):
     # message, and the table and player ids when known (app/logs.py).
     log_format: Literal["text", "json"] = "text"
 
-    # Prometheus metrics (app/metrics.py, README "Operations"); /metrics is 404 unless one of
+    # Prometheus metrics (app/metrics.py, docs/operations.md); /metrics is 404 unless one of
     # these is set. A token opens /metrics on the app's port to "Authorization: Bearer <token>";
     # a port serves it there (on metrics_host, empty = the app's host) with no token.
     metrics_token: str = ""
@@ -118,6 +118,11 @@ class Settings(BaseSettings):
     # On SIGTERM (hearts-server): seconds the open sockets' handlers get to finish a command
     # in hand after they were told to reconnect elsewhere (1012), before the server stops.
     shutdown_grace_seconds: int = Field(default=10, ge=0, le=600)
+    # Then the whole stop of this instance's own work (handing due work back, the pub/sub
+    # listener, hubs, presence, the results writer, reviews, worker pools) ends within this
+    # many seconds whatever an awaited library does: what has not stopped by then is logged
+    # with its stack and left behind (app/stopping.py).
+    shutdown_timeout_seconds: float = Field(default=20.0, gt=0, le=600)
 
     # Per-message deflate doubles the cost of a send; off unless you need it.
     ws_per_message_deflate: bool = False
@@ -155,8 +160,23 @@ class Settings(BaseSettings):
     chat_window_seconds: int = Field(default=10, ge=1, le=3600)
     chat_lines_per_table_minute: int = Field(default=40, ge=1, le=100_000)
 
+    # Hints at a table with the option (docs/review.md): how many one player may ask a minute.
+    hints_per_minute: int = Field(default=6, ge=1, le=1000)
+
+    # Turn-based games (docs/turn-based.md): the most unfinished ones one player may be in at
+    # once (0 = no limit); past it, creating or joining one answers 429 too_many_games.
+    turn_based_games_max: int = Field(default=21, ge=0, le=10_000)
+    # A playing turn-based table idle this long with nobody on its page leaves Redis (its SQL
+    # copy stays; opening it, a move or its clock bring it back). 0 = never.
+    turn_based_page_out_seconds: int = Field(default=600, ge=0, le=30 * 86400)
     # Turn timer for public tables, in seconds (0 = off); private tables choose their own.
     turn_timer_seconds: int = Field(default=30, ge=0, le=3600)
+    # Rated tables (docs/persistence.md "Rated tables"): a registered player sits at one after
+    # this many finished games; abandons of rated games within 30 days that cost nothing but
+    # the rating; then a ban from rated tables of this many minutes, doubled per abandon.
+    rated_min_games: int = Field(default=10, ge=0, le=10_000)
+    rated_free_abandons: int = Field(default=1, ge=0, le=100)
+    rated_ban_minutes: int = Field(default=120, ge=0, le=7 * 24 * 60)
     # A seated player disconnected this long is replaced by the computer ("away").
     disconnect_grace_seconds: float = Field(default=30.0, ge=0, le=3600)
     # Computer players wait a random time in this range before acting.
@@ -171,20 +191,30 @@ class Settings(BaseSettings):
     # Wall-clock safety cap on one decision in ms (0 = each level's own cap). A cap that cuts a
     # search short is the only thing that can make a replay differ, on an overloaded machine.
     bot_hard_cap_ms: int = Field(default=0, ge=0, le=60_000)
-    # Game reviews (issue 16; app/jobs/review.py, README "Game review"): the review budget,
-    # rollouts per play decision (a pass gets three times as many; 4000 is the Expert's own
-    # search); reviews one player may ask for per hour (a review already
+    # Game reviews (app/jobs/review.py, docs/review.md "Game review"): the review budget,
+    # rollouts per play decision (a pass gets three times as many; the losses' calibration,
+    # docs/bots.md "Calibration", is fitted at the default 1600); reviews one player may ask
+    # for per hour (a review already
     # asked for by anyone costs nothing; 0 = no limit); worker processes of this instance that
     # compute reviews, at a lower priority than the server (0 = a thread: tests); how long a
     # job's lease lasts without being renewed (then another instance takes it over) and how
     # often each instance looks for jobs nobody holds; run_review_jobs off: this instance
     # computes none (others do).
-    review_units: int = Field(default=4000, ge=16, le=100_000)
+    review_units: int = Field(default=1600, ge=16, le=100_000)
     review_requests_per_hour: int = Field(default=10, ge=0, le=100_000)
     review_workers: int = Field(default=1, ge=0, le=64)
     review_lease_seconds: float = Field(default=30.0, ge=1, le=3600)
     review_poll_seconds: float = Field(default=2.0, gt=0, le=600)
     run_review_jobs: bool = True
+    # The review queue (docs/review.md "The review queue"): reviews queued or running at
+    # once on the whole deployment (past it a new one is refused, 503 review_queue_full); the
+    # decisions one unit of review_requests_per_hour covers (a review costs one unit per this
+    # many decisions of its seat, at least one: a long game costs more of the allowance); the
+    # CPU seconds a review may take per decision it reviews (its cap, never under
+    # app.jobs.review.CPU_FLOOR_SECONDS; past it the review fails).
+    review_queue_max: int = Field(default=100, ge=1, le=100_000)
+    review_decisions_per_unit: int = Field(default=100, ge=1, le=100_000)
+    review_cpu_seconds_per_decision: float = Field(default=3.0, gt=0, le=600)
     # After a hand ends nobody plays for this long, so everyone can read the hand's result
     # (0 = the next hand opens at once: tests, benchmarks).
     hand_pause_ms: int = Field(default=3000, ge=0, le=60_000)
@@ -244,6 +274,93 @@ class Settings(BaseSettings):
     # Failed sign-ins are forgotten this long after the last attempt they count against.
     login_failure_memory_seconds: int = Field(default=3600, ge=60, le=30 * 86_400)
 
+    # Notifications (app/notify, docs/notifications.md). The site's own address as players
+    # reach it ("https://hearts.example"), for the links in e-mails; empty = http://<host>:<port>
+    # (localhost for a wildcard or loopback host).
+    public_url: str = ""
+    # Web Push: the VAPID private key (PEM, or the raw 32-byte key in base64url); empty = one
+    # made once and kept in SQL (table vapid_key); checked at start (app/notify/setup.py). The
+    # contact push services see ("mailto:..." or "https://..."); empty = mailto: the SMTP
+    # sender's address.
+    vapid_private_key: str = ""
+    vapid_subject: str = ""
+    # Devices (push subscriptions) one player may have; a new one past it replaces the oldest.
+    push_subscriptions_per_player: int = Field(default=5, ge=1, le=100)
+    # How long a push service keeps a push for a device that is off (seconds; the TTL header).
+    push_ttl_seconds: int = Field(default=86_400, ge=0, le=28 * 86_400)
+    # Take push endpoints on private, loopback or plain-http addresses: only for a push service
+    # on this machine (tests, benchmarks). Off, an endpoint must be https on a public address
+    # (a client could otherwise make the server post into its own network).
+    push_private_endpoints: bool = False
+    # Threads that encrypt and post pushes and send e-mails (never the event loop).
+    notify_threads: int = Field(default=8, ge=1, le=256)
+    # E-mail (SMTP). Empty host = e-mails are written to the log (said at start). smtp_tls:
+    # "starttls" (port 587), "ssl" (port 465) or "none" (a local relay).
+    smtp_host: str = ""
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_username: str = ""
+    smtp_password: str = ""
+    smtp_tls: Literal["starttls", "ssl", "none"] = "starttls"
+    smtp_from: str = "Hearts Online <hearts@localhost>"
+    smtp_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
+    # How long an e-mail verification link and a password reset link work (hours, minutes).
+    email_verify_hours: int = Field(default=48, ge=1, le=24 * 30)
+    password_reset_minutes: int = Field(default=60, ge=5, le=24 * 60)
+    # Turn e-mails ("your turn", "time almost up"): the first goes at once, the next ones within
+    # this many minutes go together in one digest e-mail when they are up (0 = each at once).
+    email_digest_minutes: float = Field(default=30, ge=0, le=24 * 60)
+
+    # The daily challenge (app/compete, docs/compete.md). The secret its deals are derived
+    # from (>= 16 characters; empty: one is made at random once and kept in the database);
+    # the presets offered as a daily (comma list); hands a day; versions of each day's deals
+    # (each player gets one); how often the day's leaderboard percentages are recomputed
+    # (seconds); and whether the Expert's own score on each deal version (par) is computed.
+    daily_secret: str = ""
+    daily_presets: str = "classic"
+    daily_deals: int = Field(default=8, ge=1, le=26)
+    daily_versions: int = Field(default=4, ge=1, le=64)
+    daily_refresh_seconds: float = Field(default=60.0, gt=0, le=86_400)
+    daily_par: bool = True
+    # Clubs (app/compete/clubs.py, docs/compete.md "Clubs"): the clubs one player may belong
+    # to, the clubs one player may own, and the members of one club, at most.
+    clubs_per_player: int = Field(default=20, ge=1, le=1000)
+    clubs_owned_per_player: int = Field(default=3, ge=1, le=100)
+    club_members_max: int = Field(default=500, ge=2, le=100_000)
+    # Events (app/compete/events*.py, docs/compete.md "Events"): rounds of an event, days
+    # ahead it may start, players registered for one, events one player has to come or
+    # running (a creation limit), and the longest grace time for latecomers (seconds).
+    events_rounds_max: int = Field(default=12, ge=1, le=100)
+    events_days_ahead_max: int = Field(default=14, ge=1, le=365)
+    event_entries_max: int = Field(default=1000, ge=2, le=1_000_000)
+    events_open_per_player: int = Field(default=5, ge=1, le=1000)
+    events_grace_seconds_max: int = Field(default=600, ge=0, le=86_400)
+    # Hands a round's table plays (exactly: no target score ends it early).
+    events_hands_per_round: int = Field(default=4, ge=1, le=26)
+
+    @field_validator("daily_presets")
+    @classmethod
+    def _check_daily_presets(cls, value: str) -> str:
+        from app.engine import PRESETS
+
+        names = [part.strip() for part in value.split(",") if part.strip()]
+        if not names:
+            raise ValueError("name at least one preset (e.g. classic)")
+        for name in names:
+            if name not in PRESETS:
+                raise ValueError(f"{name!r} is not a preset; choose from {', '.join(PRESETS)}")
+        return ",".join(names)
+
+    @field_validator("daily_secret")
+    @classmethod
+    def _check_daily_secret(cls, value: str) -> str:
+        if value and len(value) < 16:
+            raise ValueError("must be at least 16 characters (or empty: made once and stored)")
+        return value
+
+    @property
+    def daily_preset_list(self) -> list[str]:
+        return self.daily_presets.split(",")
+
     @field_validator("allowed_origins")
     @classmethod
     def _check_allowed_origins(cls, value: str) -> str:
@@ -293,6 +410,29 @@ class Settings(BaseSettings):
                 "must be an SQLAlchemy URL such as sqlite:///./data/hearts.sqlite3 or "
                 "postgresql+psycopg://user@host:5432/db"
             )
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _check_public_url(cls, value: str) -> str:
+        if value and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", value):
+            raise ValueError("must be the site's address, http(s)://host[:port][/path]")
+        return value.rstrip("/")
+
+    @field_validator("vapid_subject")
+    @classmethod
+    def _check_vapid_subject(cls, value: str) -> str:
+        if value and not re.fullmatch(r"mailto:[^\s@]+@[^\s@]+|https://\S+", value):
+            raise ValueError("must be mailto:<address> or an https:// URL (RFC 8292)")
+        return value
+
+    @field_validator("smtp_from")
+    @classmethod
+    def _check_smtp_from(cls, value: str) -> str:
+        from email.utils import parseaddr
+
+        if "@" not in parseaddr(value)[1] or "\n" in value or "\r" in value:
+            raise ValueError("must be an address, 'Name <address>' or 'address'")
         return value
 
     @model_validator(mode="after")

@@ -1,6 +1,6 @@
 """Text rules for what people show each other: display names, account names and chat lines.
 
-One set of character rules for names and chat (README "Names and chat text"):
+One set of character rules for names and chat (docs/limits.md "Names and chat text"):
 
 - Names are normalised to NFKC (``ｆｕｌｌ`` -> ``full``), chat to NFC (kept as typed).
 - Refused anywhere: control characters, format characters (Cf: bidi controls, zero-width

@@ -1,4 +1,5 @@
-"""Entry points of the server's worker processes (computer players, the results writer).
+"""What every worker process of a server starts with (the computer players, the claim checks,
+the reviews, the results writer: app/outbox_process.py).
 
 Each ends when its server process ends: a server killed outright (SIGKILL, out of memory)
 cannot stop its workers, and a spawned worker blocked on a queue does not notice; without the
@@ -12,8 +13,6 @@ import importlib
 import os
 import threading
 import time
-
-OUTBOX_NICE = 10  # the results writer's niceness, above the server's
 
 
 def exit_with_parent(
@@ -35,43 +34,3 @@ def exit_with_parent(
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
     if preload:
         importlib.import_module(preload)
-
-
-def run_outbox_process(
-    redis_url: str,
-    database_url: str,
-    log_level: str = "info",
-    parent: int | None = None,
-    namespace: str | None = None,
-    log_format: str = "text",
-) -> None:
-    """The results writer (app.db.outbox) of one server, in a process of its own.
-
-    It runs at a lower priority (nice +10): its records wait seconds without harm, while its
-    milliseconds of SQL per record, all at the end of a hand, took the CPU from the event
-    loops that serve the moves (measured with bench.load: the latency spike at the end of
-    the hands)."""
-    exit_with_parent(parent=parent)
-    os.nice(OUTBOX_NICE)
-    import asyncio
-    import signal
-
-    from app.db import make_database
-    from app.db.outbox import OutboxWorker
-    from app.logs import configure
-    from app.store import make_redis
-
-    configure(log_format, log_level)
-
-    async def run() -> None:
-        stop = asyncio.Event()
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        redis = make_redis(redis_url)
-        database = make_database(database_url)
-        try:
-            await OutboxWorker(redis, database, namespace=namespace).run(stop)
-        finally:
-            await redis.aclose()
-            database.dispose()
-
-    asyncio.run(run())

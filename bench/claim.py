@@ -1,5 +1,5 @@
 """Cost of checking a claim (``app.engine.claim``), to size ``NODE_BUDGET`` and to decide where
-the server runs the check (issue 19).
+the server runs the check.
 
 Run: ``python -m bench.claim [--games N] [--preset NAME ...]``.
 

@@ -1,4 +1,4 @@
-"""Decision time of the computer players at their default budgets, on one core (issue 5).
+"""Decision time of the computer players at their default budgets, on one core.
 
 Run: ``python -m bench.decisions --preset classic --level pro --level expert --hands 6``.
 

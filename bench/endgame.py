@@ -1,4 +1,4 @@
-"""Cost of Expert's exact play of the last tricks in the 28-card game (issue 5).
+"""Cost of Expert's exact play of the last tricks in the 28-card game.
 
 Run: ``python -m bench.endgame [--deals N]``.
 

@@ -33,7 +33,7 @@ from app.engine import (
     playable_mask,
     seats_to_act,
 )
-from app.engine.game import legal_moves
+from app.engine.play import legal_moves
 from app.engine.playout import Sim, random_playout
 from app.engine.tables import tables_for
 
@@ -102,7 +102,8 @@ def rollouts_per_cpu_second(preset: str, seconds: float, model: str) -> float | 
     """Flat rollouts per CPU second from the first trick: ``model`` "standard" (every holder
     by the Standard rule) or "policy" (every holder by Expert's policy); None where the flat
     rollouts do not serve the game (Double Hearts)."""
-    from app.bots.fast import flat_ok, standard_rollout
+    from app.bots.fast import standard_rollout
+    from app.bots.flat import flat_ok
     from app.bots.policy import policy_rollout
 
     if not flat_ok(tables_for(make_rules(preset))):

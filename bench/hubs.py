@@ -26,15 +26,15 @@ from typing import Any
 import orjson
 import redis
 
-from app.deps import Services
 from app.main import start_services, stop_services
 from app.realtime import messages as m
 from app.realtime.endpoint import _dispatch
 from app.realtime.hub import Connection
+from app.services import Services
 from app.settings import Settings
 from app.store import keys
 from app.tables import Actor
-from bench.load import random_move
+from bench.load_client import random_move
 
 PLAYERS = [Actor(f"bench-p{i}", f"Bench{i}") for i in range(4)]
 

@@ -16,6 +16,10 @@ Timings belong here, not in the tests.
 
     python -m bench.load --cluster                    # on the local Redis Cluster (.ci/run)
     python -m bench.load --redis-url redis+cluster://10.0.0.5:7000,10.0.0.6:7000
+    python -m bench.load --instances 2 --failover 15  # a master killed mid-run (bench/failover.py)
+
+The load generator's client processes are bench/load_client.py; the Redis nodes and their
+INFO counters, bench/load_redis.py (every node a Cluster reports, not only the URL's first).
 
 The Redis figures are INFO deltas over the measured run (``used_cpu_sys`` + ``used_cpu_user``,
 ``total_commands_processed``, ``total_net_input_bytes`` / ``total_net_output_bytes``): on a
@@ -37,29 +41,33 @@ make. Every socket of a table lives in the same client process, so latencies use
 from __future__ import annotations
 
 import argparse
-import asyncio
-import base64
 import contextlib
 import multiprocessing
 import os
-import random
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
 import redis
 
 from app.store import keys
+from bench.load_client import client_process
+from bench.load_redis import (
+    close_all,
+    namespace_keys,
+    redis_client,
+    redis_deltas,
+    redis_info,
+    redis_nodes,
+    results_streams,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "bench-secret-key-0123456789"
@@ -110,101 +118,16 @@ def cpu_split(pid: int) -> tuple[float, float]:
     return own, workers
 
 
-# -- Redis: one server or each node of a Cluster ----------------------------------------------
-
-
-def is_cluster(url: str) -> bool:
-    return url.split("://", 1)[0] in ("redis+cluster", "rediss+cluster")
-
-
-def cluster_client(url: str) -> Any:
-    """A redis-py Cluster client for ``redis+cluster://host:port[,host:port...]``."""
-    from redis.cluster import ClusterNode, RedisCluster
-
-    scheme, rest = url.split("://", 1)
-    rest = rest.split("/", 1)[0].rsplit("@", 1)[-1]
-    nodes = [
-        ClusterNode(h, int(p))  # type: ignore[no-untyped-call]
-        for h, p in (x.rsplit(":", 1) for x in rest.split(","))
-    ]
-    return RedisCluster(startup_nodes=nodes, ssl=scheme.startswith("rediss"))
-
-
-def redis_client(url: str) -> Any:
-    """A client that routes each key to its node (a Cluster client on a cluster URL)."""
-    return cluster_client(url) if is_cluster(url) else redis.Redis.from_url(url)
-
-
-def redis_nodes(url: str) -> list[tuple[str, Any]]:
-    """(name, client) of each Redis server: the one of ``redis://``, or every master and
-    replica of a Cluster (a replica's name ends with ``(replica)``)."""
-    if not is_cluster(url):
-        client = redis.Redis.from_url(url)
-        kwargs = client.connection_pool.connection_kwargs
-        return [(f"{kwargs.get('host', '?')}:{kwargs.get('port', '?')}", client)]
-    cluster = cluster_client(url)
-    out = []
-    for node in sorted(cluster.get_nodes(), key=lambda n: (n.server_type != "primary", n.port)):
-        name = f"{node.host}:{node.port}" + ("" if node.server_type == "primary" else " (replica)")
-        out.append(
-            (name, redis.Redis(host=node.host, port=node.port, ssl=url.startswith("rediss")))
-        )
-    cluster.close()
-    return out
-
-
-INFO_FIELDS = (
-    "cmdstat_evalsha",  # the calls of EVALSHA (INFO commandstats)
-    "used_cpu_sys",
-    "used_cpu_user",
-    "total_commands_processed",
-    "total_net_input_bytes",
-    "total_net_output_bytes",
-    "used_memory",
-)
-
-
-def redis_info(nodes: list[tuple[str, Any]]) -> list[dict[str, float]]:
-    """The INFO counters bench.load reports, per node."""
-    out = []
-    for _, client in nodes:
-        info = client.info("all")
-        info["cmdstat_evalsha"] = (info.get("cmdstat_evalsha") or {}).get("calls", 0)
-        out.append({name: float(info.get(name, 0)) for name in INFO_FIELDS})
-    return out
-
-
-def redis_deltas(
-    before: list[dict[str, float]], after: list[dict[str, float]]
-) -> list[dict[str, float]]:
-    return [{k: a[k] - b[k] for k in INFO_FIELDS} for b, a in zip(before, after, strict=True)]
-
-
-def namespace_keys(nodes: list[tuple[str, Any]], namespace: str) -> list[tuple[Any, bytes]]:
-    """Every key whose name holds ``namespace`` (the run's own global and per-shard keys),
-    with the node that holds it (masters only: a replica refuses the delete)."""
-    found = []
-    for name, client in nodes:
-        if name.endswith("(replica)"):
-            continue
-        for key in client.scan_iter(match=f"*{namespace}*", count=1000):
-            found.append((client, key))
-    return found
-
-
-def results_streams(nodes: list[tuple[str, Any]], namespace: str) -> list[tuple[Any, bytes]]:
-    """The run's results streams (one, or one per shard), once records were written."""
-    return [
-        (client, key)
-        for client, key in namespace_keys(nodes, namespace)
-        if key.endswith(b":results") and client.type(key) == b"stream"
-    ]
-
-
 @contextlib.contextmanager
 def servers(
-    count: int, redis_url: str, namespace: str, extra_env: dict[str, str]
+    count: int,
+    redis_url: str,
+    namespace: str,
+    extra_env: dict[str, str],
+    log_dir: Path | None = None,
 ) -> Iterator[list[tuple[str, int]]]:
+    """Start ``count`` instances; with ``log_dir`` each writes its log there
+    (``server<i>.log``, one JSON object a line) instead of to this terminal."""
     tmp = tempfile.mkdtemp(prefix="hearts-bench-")
     procs: list[subprocess.Popen[bytes]] = []
     out: list[tuple[str, int]] = []
@@ -240,7 +163,14 @@ def servers(
                 "HEARTS_WS_ADDRESS_RATE_PER_SECOND": "1000000",
                 **extra_env,
             }
-            proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env)
+            log = None if log_dir is None else (log_dir / f"server{i}.log").open("wb")
+            if log is not None:
+                env["HEARTS_LOG_FORMAT"] = "json"
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=log, stderr=log
+            )
+            if log is not None:
+                log.close()  # the server has its own copy
             procs.append(proc)
             address = f"127.0.0.1:{port}"
             deadline = time.monotonic() + 60
@@ -261,403 +191,6 @@ def servers(
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-
-
-# -- a minimal WebSocket client ----------------------------------------------------------------
-
-OP_TEXT, OP_CLOSE, OP_PING, OP_PONG = 0x1, 0x8, 0x9, 0xA
-
-
-def frame(payload: bytes, opcode: int = OP_TEXT) -> bytes:
-    """A client frame with a zero mask key (masking with zeros leaves the payload as it is)."""
-    n = len(payload)
-    if n < 126:
-        head = struct.pack("!BB", 0x80 | opcode, 0x80 | n)
-    elif n < 65536:
-        head = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, n)
-    else:
-        head = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, n)
-    return head + b"\0\0\0\0" + payload
-
-
-class WsClient(asyncio.Protocol):
-    """One socket: handshake, then unmasked server frames parsed from a byte buffer."""
-
-    def __init__(self, host: str, path: str, on_text: Any) -> None:
-        self.request = (
-            f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\n"
-            "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
-            f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n\r\n"
-        ).encode()
-        self.on_text = on_text
-        self.buf = bytearray()
-        self.open = asyncio.get_running_loop().create_future()
-        self.closed = asyncio.get_running_loop().create_future()
-        self.transport: Any = None
-        self.upgraded = False
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # uvloop's transports are not asyncio.Transport subclasses
-        self.transport.write(self.request)
-
-    def send(self, payload: bytes) -> None:
-        assert self.transport is not None
-        self.transport.write(frame(payload))
-
-    def data_received(self, data: bytes) -> None:
-        buf = self.buf
-        buf += data
-        if not self.upgraded:
-            end = buf.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            if not buf.startswith(b"HTTP/1.1 101"):
-                self.open.set_exception(RuntimeError(bytes(buf[:end]).decode(errors="replace")))
-                return
-            del buf[: end + 4]
-            self.upgraded = True
-            self.open.set_result(None)
-        pos = 0
-        size = len(buf)
-        while size - pos >= 2:
-            b0 = buf[pos]
-            n = buf[pos + 1] & 0x7F
-            head = 2
-            if n == 126:
-                if size - pos < 4:
-                    break
-                n = (buf[pos + 2] << 8) | buf[pos + 3]
-                head = 4
-            elif n == 127:
-                if size - pos < 10:
-                    break
-                n = int.from_bytes(buf[pos + 2 : pos + 10], "big")
-                head = 10
-            if size - pos < head + n:
-                break
-            payload = bytes(buf[pos + head : pos + head + n])
-            pos += head + n
-            opcode = b0 & 0x0F
-            if opcode == OP_TEXT:
-                self.on_text(payload)
-            elif opcode == OP_PING:
-                assert self.transport is not None
-                self.transport.write(frame(payload, OP_PONG))
-            elif opcode == OP_CLOSE:
-                assert self.transport is not None
-                self.transport.close()
-        if pos:
-            del buf[:pos]
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.open.done():
-            self.open.set_exception(exc or ConnectionError("closed before the upgrade"))
-        if not self.closed.done():
-            self.closed.set_result(None)
-
-
-# -- one client process ------------------------------------------------------------------------
-
-
-@dataclass
-class TableRun:
-    table_id: str
-    sent: dict[int, float] = field(default_factory=dict)  # version of a move -> send time
-    passes: set[int] = field(default_factory=set)  # versions of pass moves
-    arrivals: list[dict[int, float]] = field(default_factory=list)  # per socket: version -> t
-    moves: int = 0
-    over: bool = False
-    games: int = 0  # games finished (a soak plays several)
-    started_at: float = 0.0
-    ended_at: float = 0.0
-
-
-def random_move(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A random move among those a view's ``legal`` offers, as the protocol writes it."""
-    kind = legal["type"]
-    if kind == "pass":
-        return {"type": "pass", "cards": rng.sample(legal["cards"], legal["count"])}
-    if kind == "play":
-        move: dict[str, Any] = {"type": "play", "card": rng.choice(legal["cards"])}
-        if legal.get("faces"):
-            move["face"] = rng.choice(legal["faces"])
-        return move
-    if kind == "direction":
-        return {"type": "direction", "direction": rng.choice(legal["directions"])}
-    return {"type": "moon", "choice": rng.choice(legal["choices"])}
-
-
-class Seat:
-    """A scripted player (seat 0-3) or a spectator (seat None) on one table."""
-
-    def __init__(
-        self,
-        run: TableRun,
-        seat: int | None,
-        rng: random.Random,
-        done: Any,
-        think_ms: float,
-        soak: bool = False,
-    ) -> None:
-        self.think = think_ms / 1000
-        self.soak = soak  # play game after game: the host asks for a rematch at each end
-        self.rematched = -1  # the version a rematch was asked at
-        self.run = run
-        self.seat = seat
-        self.rng = rng
-        self.done = done
-        self.arrivals: dict[int, float] = {}
-        run.arrivals.append(self.arrivals)
-        self.ws: WsClient | None = None
-        self.acted = -1
-        self.n = 0
-        self.pending: dict[bytes, tuple[float, bool]] = {}
-        self.playing = False  # set when the measured run starts
-        self.states = 0
-        self.acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-
-    def on_text(self, data: bytes) -> None:
-        if data.startswith(b'{"type":"state"'):
-            self.states += 1
-            i = data.find(b'"version":') + 10
-            j = data.find(b",", i)
-            version = int(data[i:j])
-            self.arrivals.setdefault(version, time.perf_counter())
-            run = self.run
-            if self.soak and self.playing and data.find(b'"status":"over"') >= 0:
-                if self.seat == 0 and version > self.rematched:
-                    self.rematched = version
-                    run.games += 1
-                    assert self.ws is not None
-                    self.ws.send(orjson.dumps({"type": "rematch", "id": f"rematch-{version}"}))
-                return
-            if not run.over and data.find(b'"status":"over"') >= 0 and self.playing:
-                run.over = True
-                run.ended_at = time.perf_counter()
-                self.done()
-            if (
-                self.seat is None
-                or not self.playing
-                or run.over
-                or version <= self.acted
-                or data.find(b'"legal":{') < 0
-            ):
-                return
-            self.act(orjson.loads(data), version)
-        elif data.startswith(b'{"type":"ack"'):
-            msg = orjson.loads(data)
-            mid = msg["id"].encode()
-            sent = self.pending.pop(mid, None)
-            if sent is not None:
-                self.run.sent[msg["version"]] = sent[0]
-                if sent[1]:
-                    self.run.passes.add(msg["version"])
-                self.run.moves += 1
-            elif msg["id"].startswith("setup"):
-                self.acks.put_nowait(msg)
-        elif data.startswith(b'{"type":"error"'):
-            msg = orjson.loads(data)
-            self.pending.pop(str(msg.get("id", "")).encode(), None)
-            if msg.get("code") == "stale_version":
-                self.acted = -1
-            elif msg.get("id", "").startswith("setup"):
-                self.acks.put_nowait(msg)
-
-    def act(self, msg: dict[str, Any], version: int) -> None:
-        legal = msg["view"]["legal"]
-        kind = legal["type"]
-        move = random_move(legal, self.rng)
-        self.acted = version
-        self.n += 1
-        mid = f"{self.seat}-{self.n}"
-        payload = orjson.dumps({"type": "move", "id": mid, "move": move})  # as the front end
-        is_pass = kind == "pass"
-        if self.think:
-            asyncio.get_running_loop().call_later(self.think, self.send_move, mid, payload, is_pass)
-        else:
-            self.send_move(mid, payload, is_pass)
-
-    def send_move(self, mid: str, payload: bytes, is_pass: bool) -> None:
-        self.pending[mid.encode()] = (time.perf_counter(), is_pass)
-        assert self.ws is not None
-        self.ws.send(payload)
-
-    async def connect(self, address: str, token: str | None, compact: bool) -> None:
-        host, port = address.rsplit(":", 1)
-        loop = asyncio.get_running_loop()
-        _, proto = await loop.create_connection(
-            lambda: WsClient(address, f"/ws/tables/{self.run.table_id}", self.on_text),
-            host,
-            int(port),
-        )
-        await proto.open
-        self.ws = proto
-        hello: dict[str, Any] = {"type": "hello", "token": token}
-        if compact:
-            hello["compact"] = True
-        proto.send(orjson.dumps(hello))
-
-    def start_game(self) -> None:
-        self.run.started_at = time.perf_counter()
-        assert self.ws is not None
-        self.ws.send(orjson.dumps({"type": "start", "id": "go"}))
-
-    async def command(self, kind: str, **fields: Any) -> dict[str, Any]:
-        assert self.ws is not None
-        self.ws.send(orjson.dumps({"type": kind, "id": f"setup-{kind}", **fields}))
-        return await asyncio.wait_for(self.acks.get(), 60)
-
-
-def delivered(run: TableRun, versions: list[int]) -> Iterator[tuple[float, float, bool]]:
-    """(send time, ms until every socket of the table had the move's view, a play rather than
-    a pass) for the moves of ``versions`` that reached every socket."""
-    for version in versions:
-        sent = run.sent[version]
-        last = 0.0
-        for arrivals in run.arrivals:
-            at = arrivals.get(version)
-            if at is None:  # a later version arrived first (coalesced): the first after
-                at = min((t for v, t in arrivals.items() if v >= version), default=None)
-            if at is not None and at > last:
-                last = at
-        if last:
-            yield sent, (last - sent) * 1000, version not in run.passes
-
-
-def harvest(run: TableRun, before: float) -> list[tuple[float, bool]]:
-    """A soak's running figures: the latencies of the moves sent before ``before`` (long
-    enough ago to be delivered), forgotten with the arrivals they needed, so that a long run
-    keeps no growing history in the load generator."""
-    done = sorted(v for v, t in run.sent.items() if t < before)
-    out = [(latency, play) for _, latency, play in delivered(run, done)]
-    for version in done:
-        del run.sent[version]
-        run.passes.discard(version)
-    if done:
-        keep = min(run.sent, default=done[-1] + 1)
-        for arrivals in run.arrivals:
-            for version in [v for v in arrivals if v < keep]:
-                del arrivals[version]
-    return out
-
-
-async def answered(seats: list[Seat], timeout: float) -> int:
-    """Wait until every move sent has its answer (ack or error), at most ``timeout`` seconds;
-    the number still unanswered. A table is over as soon as one of its sockets has the last
-    view, and the mover's ack can come after it (the other instance has the published view
-    before the mover's has the commit's reply): counting the acks then missed the last moves
-    of the tables that ended last (22,387 of 22,400 in one run on the cluster)."""
-    deadline = time.perf_counter() + timeout
-    while any(s.pending for s in seats) and time.perf_counter() < deadline:
-        await asyncio.sleep(0.005)
-    return sum(len(s.pending) for s in seats)
-
-
-async def client_main(job: dict[str, Any], barrier: Any, results: Any) -> None:
-    tables: list[TableRun] = []
-    seats: list[Seat] = []
-    remaining = len(job["tables"])
-    all_over = asyncio.Event()
-    if not remaining:  # more client processes than tables: nothing to wait for
-        all_over.set()
-
-    def one_done() -> None:
-        nonlocal remaining
-        remaining -= 1
-        if remaining == 0:
-            all_over.set()
-
-    for spec in job["tables"]:
-        run = TableRun(spec["id"])
-        tables.append(run)
-        for i, address in enumerate(spec["addresses"]):
-            seat = i if i < 4 else None
-            s = Seat(
-                run,
-                seat,
-                random.Random(hash((spec["id"], i))),
-                one_done,
-                job["think_ms"],
-                soak=job["soak_s"] > 0,
-            )
-            token = job["tokens"][i] if seat is not None else None
-            await s.connect(address, token, job["compact"])
-            seats.append(s)
-        # Seat players 1-3 (player 0 created the table and sits already).
-        for s in seats[-len(spec["addresses"]) :][1:4]:
-            reply = await s.command("sit", seat=s.seat)
-            if reply["type"] != "ack":
-                raise SystemExit(f"sit failed: {reply}")
-    await asyncio.sleep(0.5)
-    await asyncio.get_running_loop().run_in_executor(None, barrier.wait)
-    start = time.perf_counter()
-    for s in seats:
-        s.playing = True
-    hosts = [s for s in seats if s.seat == 0]
-    gap = job["stagger_ms"] / 1000 / max(1, len(hosts))
-    loop = asyncio.get_running_loop()
-    for i, s in enumerate(hosts):
-        # Tables start spread over --stagger-ms (not all in the same instant).
-        loop.call_later(i * gap, s.start_game)
-    latencies: list[float] = []
-    play_latencies: list[float] = []
-    timeline: list[tuple[float, float]] = []  # (seconds since the start, latency ms)
-    if job["soak_s"] > 0:
-        # A report each minute (the parent adds the server's memory), then the final one.
-        minute = 0
-        while (minute + 1) * 60 <= job["soak_s"]:
-            minute += 1
-            await asyncio.sleep(max(0.0, start + minute * 60 - time.perf_counter()))
-            cut = time.perf_counter() - 2.0  # moves sent 2 s ago have been delivered
-            values = [x for run in tables for x in harvest(run, cut)]
-            latencies += [latency for latency, _ in values]
-            play_latencies += [latency for latency, play in values if play]
-            results.put({"minute": minute, "latencies": [latency for latency, _ in values]})
-        await asyncio.sleep(max(0.0, start + job["soak_s"] - time.perf_counter()))
-        for s in seats:
-            s.playing = False  # no new moves; those under way are answered
-        all_over.set()
-        await asyncio.sleep(2.0)  # the last moves' views arrive
-        for run in tables:
-            values = harvest(run, time.perf_counter())
-            latencies += [latency for latency, _ in values]
-            play_latencies += [latency for latency, play in values if play]
-    await asyncio.wait_for(all_over.wait(), job["timeout"])
-    end = time.perf_counter() if not job["soak_s"] else start + job["soak_s"]
-    unanswered = await answered(seats, 10.0)
-    for run in tables:
-        for sent, latency, play in delivered(run, list(run.sent)):
-            latencies.append(latency)
-            timeline.append((sent - start, latency))
-            if play:
-                play_latencies.append(latency)
-    results.put(
-        {
-            "moves": sum(r.moves for r in tables),
-            "unanswered": unanswered,
-            "start": start,
-            "end": end,
-            "latencies": latencies,
-            "play_latencies": play_latencies,
-            "timeline": timeline,
-            "table_ids": [r.table_id for r in tables],
-            "games": sum(r.games for r in tables),
-            "cpu": time.process_time(),
-        }
-    )
-    await asyncio.sleep(0.2)
-
-
-def client_process(job: dict[str, Any], barrier: Any, results: Any) -> None:
-    import uvloop
-
-    try:
-        uvloop.run(client_main(job, barrier, results))
-    except BaseException as exc:  # report and let the parent fail clearly
-        results.put({"error": repr(exc)})
-        with contextlib.suppress(Exception):
-            barrier.abort()
-        raise
 
 
 # -- the run -------------------------------------------------------------------------------------
@@ -686,7 +219,11 @@ def setup_tables(address: str, tables: int, hands: int) -> tuple[list[str], list
     return tokens, ids
 
 
-def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) -> dict[str, Any]:
+def run_load(
+    addresses: list[str], pids: list[int], args: argparse.Namespace, fault: Any = None
+) -> dict[str, Any]:
+    """One measured run. ``fault`` (bench/failover.py) is told when play starts
+    (``begin(start)``) and breaks Redis at its moment, in a thread of its own."""
     nodes = redis_nodes(args.redis_url)
     info_setup = redis_info(nodes) if not args.address else []
     tokens, ids = setup_tables(addresses[0], args.tables, args.hands)
@@ -705,6 +242,7 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
             "think_ms": think_ms,
             "stagger_ms": args.stagger_ms,
             "soak_s": args.soak_minutes * 60,
+            "stall_s": getattr(args, "stall_seconds", 0.0),
         }
         for _ in range(clients)
     ]
@@ -723,6 +261,8 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     for proc in procs:
         proc.start()
     barrier.wait(timeout=args.timeout)
+    if fault is not None:
+        fault.begin(time.perf_counter())
     rss_sockets = [rss_kb(p) for p in pids]
     cpu_before = [cpu_split(p) for p in pids]
     info_before = redis_info(nodes)
@@ -739,7 +279,9 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     if streams:
 
         def left_in() -> int:
-            return sum(int(client.xlen(key)) for client, key in streams)
+            with contextlib.suppress(redis.RedisError):  # a node away: nothing to wait for
+                return sum(int(client.xlen(key)) for client, key in streams)
+            return 0
 
         left, progress = left_in(), time.monotonic()
         while left and time.monotonic() < progress + 3:  # no writer: gives up after 3 s
@@ -771,11 +313,12 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
             )
     client = redis_client(args.redis_url)
     table_bytes = []
-    for tid in ids[:20]:
-        total = 0
-        for key in keys.table_keys(tid):  # named as the app names them
-            total += int(client.memory_usage(key) or 0)
-        table_bytes.append(total)
+    with contextlib.suppress(redis.RedisError):  # a Redis a failover run left without data
+        for tid in ids[:20]:
+            total = 0
+            for key in keys.table_keys(tid):  # named as the app names them
+                total += int(client.memory_usage(key) or 0)
+            table_bytes.append(total)
     client.close()
     # Redis: the run's INFO deltas per node (CPU, commands, bytes), and used_memory grown
     # from before the tables were made to when every socket was open (masters only).
@@ -783,14 +326,13 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     grown = (
         sum(
             d["used_memory"]
-            for (name, _), d in zip(nodes, redis_deltas(info_setup, info_before), strict=True)
-            if not name.endswith("(replica)")
+            for node, d in zip(nodes, redis_deltas(info_setup, info_before), strict=True)
+            if node.master
         )
         if info_setup
         else 0.0
     )
-    for _, node in nodes:
-        node.close()
+    close_all(nodes)
     per_move = 1 / moves if moves else 0.0
     per_socket = [
         (after - before) * 1024 / max(1, sockets / len(pids))
@@ -802,7 +344,7 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
     server_cpu = own_cpu + worker_cpu
     redis_cpu = [(d["used_cpu_sys"] + d["used_cpu_user"]) * 1e6 * per_move for d in run]
     # Commands and bytes on the masters: a replica's are its master's writes again.
-    masters = [d for (name, _), d in zip(nodes, run, strict=True) if not name.endswith("(replica)")]
+    masters = [d for node, d in zip(nodes, run, strict=True) if node.master]
     return {
         "instances": len(addresses),
         "tables": args.tables,
@@ -823,7 +365,7 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         "written_cpu_us_per_move": written_cpu / moves * 1e6 if moves and pids else 0.0,
         "client_cpu_s": sum(g["cpu"] for g in got),
         "redis_used_bytes_per_table": grown / args.tables if args.tables else 0.0,
-        "redis_nodes": [name for name, _ in nodes],
+        "redis_nodes": [node.name for node in nodes],
         "redis_cpu_us_per_move": redis_cpu,
         "redis_commands_per_move": sum(d["total_commands_processed"] for d in masters) * per_move,
         "redis_scripts_per_move": sum(d["cmdstat_evalsha"] for d in masters) * per_move,
@@ -831,6 +373,26 @@ def run_load(addresses: list[str], pids: list[int], args: argparse.Namespace) ->
         "redis_out_bytes_per_move": sum(d["total_net_output_bytes"] for d in masters) * per_move,
         "load": os.getloadavg()[0],
         "think_ms": think_ms,
+        # What a failover run reports (bench/failover.py); zeros on a quiet run.
+        "acked_at": sorted(t for g in got for t in g["acked_at"]),
+        "start": min(g["start"] for g in got),
+        **{
+            name: sum(g[name] for g in got)
+            for name in (
+                "lost_acked",
+                "reconnects",
+                "resent",
+                "store_unavailable",
+                "gave_up",
+                "stuck",
+                "gone",
+            )
+        },
+        "longest_wait": max(g["longest_wait"] for g in got),
+        **{
+            name: max(got, key=lambda g: g["longest_wait"])[name]
+            for name in ("longest_wait_end", "longest_wait_table")
+        },
     }
 
 
@@ -971,7 +533,13 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="extra environment for the started servers (e.g. HEARTS_WS_PER_MESSAGE_DEFLATE=true)",
     )
+    from bench import failover  # it builds on this module's run
+
+    failover.add_arguments(parser)
     args = parser.parse_args()
+    if failover.wanted(args):
+        failover.run(args, dict(item.split("=", 1) for item in args.server_env))
+        return
     if args.redis_url is None:
         args.redis_url = (
             "redis+cluster://127.0.0.1:7101" if args.cluster else "redis://127.0.0.1:6379/0"
@@ -991,8 +559,7 @@ def main() -> None:
             nodes = redis_nodes(args.redis_url)
             for client, key in namespace_keys(nodes, namespace):
                 client.delete(key)
-            for _, client in nodes:
-                client.close()
+            close_all(nodes)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""What ``WAIT 1`` after each commit costs on Redis Cluster (issue 21).
+"""What ``WAIT 1`` after each commit costs on Redis Cluster.
 
     python -m bench.redis_wait                       # the local cluster, 200 tables, 5 s a mode
     python -m bench.redis_wait --url redis+cluster://127.0.0.1:7101 --tables 50 --seconds 3
@@ -31,7 +31,7 @@ import os
 import time
 import uuid
 
-from app.store import keys
+from app.store import keys, make_fast
 from app.store.cluster import ClusterPipelinedRedis
 from app.store.pipelined import PipelinedRedis
 
@@ -118,7 +118,7 @@ async def main() -> None:
     parser.add_argument("--timeout-ms", type=int, default=100, help="WAIT's timeout")
     parser.add_argument("--modes", default="none,each,batch,none")
     args = parser.parse_args()
-    client = PipelinedRedis.from_url(args.url)
+    client = make_fast(args.url)
     if not isinstance(client, ClusterPipelinedRedis):
         raise SystemExit("--url must be a redis+cluster:// URL")
     try:

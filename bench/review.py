@@ -1,10 +1,17 @@
-"""Game review (issue 16): how long a review takes, and how well its evaluation ranks moves.
+"""Game review: how long a review takes, and how well its evaluation ranks moves.
 
 Run: ``python -m bench.review [--preset P ...] [--hands N] [--play-units U --pass-units U]``
 reviews one seat of one game per preset (bots play it: the reviewed seat Standard, the others
 Standard) at the review's default budget and prints a table of the CPU and wall time per game and
 per reviewed decision.  ``--hands N`` stops each game after N hands (default: the preset's whole
 game, to its target score).
+
+``python -m bench.review --calibrate --preset P --first-deal F --deals N --out FILE`` evaluates
+and measures positions for the calibration of the review's losses, and ``--calibrate --fit
+TRAIN... --check HELD_OUT...`` fits and checks it (``bench/calibration.py``).
+
+``python -m bench.review --hints [--preset P] --deals N`` times a hint (``app.review.hint``) at
+each pass and play of seat 0 on N tournament deals per preset (CPU ms p50, p99, most).
 
 ``python -m bench.review --strength --preset classic --deals 40`` ranks known-better against
 known-worse moves on the tournament deals (``bench.tournament``: the same seeds and pass
@@ -33,7 +40,9 @@ from app.bots.expert import evaluate_play
 from app.bots.knowledge import Knowledge
 from app.bots.players import Budget, play_json
 from app.review import ReviewBudget, review_seat
+from app.review.hint import hint
 
+from . import calibration
 from .tournament import _setup
 
 DEFAULT_PRESETS = (
@@ -235,6 +244,41 @@ def _strength_summary(
             )
 
 
+def hints(args: argparse.Namespace) -> None:
+    """CPU time of a hint (``app.review.hint``) at each pass and play of seat 0 in hands played
+    by Standard, per preset: p50, p99 and the most."""
+    print("| preset | hints | CPU ms p50 | CPU ms p99 | CPU ms max | load |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for preset in args.preset or DEFAULT_PRESETS:
+        cpu: list[float] = []
+        for deal in range(args.first_deal, args.first_deal + args.deals):
+            opts, direction = _setup(preset, deal)
+            rules = engine.make_rules(preset, opts)
+            s = engine.new_game(rules, 1_000_003 * deal + 17)
+            n = 0
+            while s.phase != "over":
+                if s.phase == "direction":
+                    assert direction is not None
+                    s = engine.apply(s, s.dealer, engine.ChooseDirection(direction))
+                    continue
+                who = engine.seats_to_act(s)[0]
+                v = engine.view(s, who)
+                if who == 0 and s.phase in ("pass", "play"):
+                    c0 = time.process_time()
+                    hint(v, rules, seed=n)
+                    cpu.append(1000 * (time.process_time() - c0))
+                mv = choose_move("standard", v, n, options=opts)
+                s = engine.apply(s, who, engine.move_from_json(mv))
+                n += 1
+        cpu.sort()
+        p99 = cpu[min(len(cpu) - 1, int(0.99 * len(cpu)))]
+        print(
+            f"| {preset} | {len(cpu)} | {statistics.median(cpu):.0f} | {p99:.0f}"
+            f" | {cpu[-1]:.0f} | {os.getloadavg()[0]:.1f} |",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--preset", action="append", help="preset(s) (default: the six games)")
@@ -252,8 +296,27 @@ def main() -> None:
     ap.add_argument(
         "--rows", action="append", help="(--strength) summarize the position lines of a run"
     )
+    ap.add_argument("--hints", action="store_true", help="CPU time of a hint, per preset")
+    ap.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="evaluate and measure seat 0's positions (bench/calibration.py)",
+    )
+    ap.add_argument("--out", help="(--calibrate) append the position lines to this file")
+    ap.add_argument("--fit", action="append", help="(--calibrate) one half of the positions")
+    ap.add_argument("--check", action="append", help="(--calibrate) the other half")
     args = ap.parse_args()
-    if args.strength and args.rows:
+    if args.hints:
+        hints(args)
+    elif args.calibrate and (args.fit or args.check):
+        calibration.report(
+            calibration.read_rows(args.fit or []), calibration.read_rows(args.check or [])
+        )
+    elif args.calibrate:
+        budget = ReviewBudget(play_units=args.play_units, pass_units=args.pass_units, seed=0)
+        for preset in args.preset or DEFAULT_PRESETS:
+            calibration.run(preset, args.first_deal, args.deals, budget, args.out)
+    elif args.strength and args.rows:
         rows = []
         for name in args.rows:
             with open(name) as f:

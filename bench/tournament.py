@@ -1,4 +1,4 @@
-"""Duplicate tournament of the computer players (issue 5).
+"""Duplicate tournament of the computer players.
 
 Run: ``python -m bench.tournament --preset classic --tested pro --field standard --deals 1000``.
 

@@ -175,7 +175,12 @@ async def redis_client(request: pytest.FixtureRequest) -> AsyncIterator[aioredis
         await client.aclose()
 
 
-# Which tests share a pytest-xdist worker (module-scoped fixtures, xdist_group marks).
+# Hooks: which tests share a pytest-xdist worker (module-scoped fixtures, xdist_group marks),
+# and a per-test limit that fails a hanging test with every thread's and task's stack.
+from tests.hang_guard import (  # noqa: E402, F401 - hooks
+    pytest_configure,
+    pytest_runtest_protocol,
+)
 from tests.xdist_groups import (  # noqa: E402, F401 - hooks
     pytest_collection_modifyitems,
     pytest_configure_node,

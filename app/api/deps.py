@@ -29,6 +29,7 @@ from app.api.security import CSRF_HEADER, SESSION_COOKIE, UNSAFE_METHODS, clear_
 from app.db.auth import verify_token
 from app.db.database import Database
 from app.db.players import PlayerInfo
+from app.services import Services
 
 TOKEN_COOKIE = SESSION_COOKIE
 
@@ -162,3 +163,12 @@ async def current_player(request: Request, credential: CredentialDep) -> PlayerI
 
 
 PlayerDep = Annotated[PlayerInfo, Depends(current_player)]
+
+
+def get_services(request: Request) -> Services:
+    """The server's services (app/services.py), set on the app at start-up."""
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]

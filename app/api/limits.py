@@ -15,7 +15,7 @@ from app.store import keys
 from app.tables.limits import TooManyTables
 
 if TYPE_CHECKING:
-    from app.deps import Services
+    from app.services import Services
 
 
 def too_many(code: str, message: str, retry_after: int) -> HTTPException:

@@ -1,10 +1,13 @@
-"""Game reviews (issue 16): ask for one, read it, follow its progress over a socket.
+"""Game reviews: ask for one, read it, follow its progress over a socket.
 
 - ``POST /api/games/{id}/review`` ``{"seat": n}``: a signed-in player (guests too) asks for the
   review of one seat of an ended game they may read (as its replay: a public game, a private
   one they played in, or with its share link). A review is computed once and shared: asking
-  for one that exists (queued, running or done) answers it and costs nothing; a new one counts
-  against ``HEARTS_REVIEW_REQUESTS_PER_HOUR`` for that player (429 ``too_many_reviews``).
+  for one that exists (queued, running or done) answers it and costs nothing; a new one costs
+  ``review_cost`` units (one per ``HEARTS_REVIEW_DECISIONS_PER_UNIT`` decisions of the seat)
+  of ``HEARTS_REVIEW_REQUESTS_PER_HOUR`` for that player and three times that for the address
+  (429 ``too_many_reviews``), and is refused while ``HEARTS_REVIEW_QUEUE_MAX`` reviews are
+  queued or running (503 ``review_queue_full``).
 - ``GET /api/games/{id}/review`` (every seat's status) and ``?seat=n`` (one, with its result
   once done): anyone who may read the game.
 - ``/ws/games/{id}/review?seat=n``: the review's status and progress as they change, on any
@@ -43,9 +46,10 @@ from app.db import reviews
 from app.db.database import Database
 from app.db.models import Game, GameSeat
 from app.db.ratelimit import AttemptLimiter
-from app.deps import Services
 from app.realtime import messages as m
+from app.realtime import socket_input
 from app.realtime.limits import LimitExceeded
+from app.services import Services
 from app.store import keys
 
 log = logging.getLogger(__name__)
@@ -59,6 +63,7 @@ SeatQuery = Annotated[int | None, Query(ge=0, le=15)]
 REQUEST_WINDOW_SECONDS = 3600
 # New reviews one client address may ask for an hour: this many times a player's limit.
 ADDRESS_FACTOR = 3
+QUEUE_FULL_RETRY_SECONDS = 120
 
 # Close codes of the review socket (as the table socket's).
 CLOSE_UNKNOWN_GAME = 4404
@@ -83,9 +88,9 @@ def _services(request: Request | WebSocket) -> Services:
 
 def _readable(
     database: Database, game_id: int, viewer_id: str | None, share: str | None
-) -> tuple[Game, list[GameSeat], bool] | None:
-    """The game, its seats and whether its moves were recorded (else it cannot be replayed,
-    nor reviewed), if this reader may read it."""
+) -> tuple[Game, list[GameSeat], list[Any]] | None:
+    """The game, its seats and its recorded moves (none: it cannot be replayed, nor
+    reviewed), if this reader may read it."""
     from app.db.replay import stored_moves
     from app.db.stats import readable_game
 
@@ -94,26 +99,33 @@ def _readable(
     if loaded is None:
         return None
     game, seats, hands = loaded
-    return game, seats, bool(stored_moves(game, hands))
+    return game, seats, stored_moves(game, hands)
 
 
 async def _game(
     database: Database, game_id: int, viewer_id: str | None, share: str | None, seat: int | None
-) -> Game:
-    """The game if this reader may read it (404 ``unknown_game`` otherwise, whether it exists
-    or not), ended (409 ``game_in_progress``), with its moves recorded (409
+) -> tuple[Game, list[Any]]:
+    """The game and its moves if this reader may read it (404 ``unknown_game`` otherwise,
+    whether it exists or not), ended (409 ``game_in_progress``), with its moves recorded (409
     ``review_unavailable``), with ``seat`` one of its seats (422 ``bad_seat``)."""
     loaded = await run_in_threadpool(_readable, database, game_id, viewer_id, share)
     if loaded is None:
         _fail(404, "unknown_game", "no such game")
-    game, _, recorded = loaded
+    game, _, moves = loaded
     if game.status == "playing":
         _fail(409, "game_in_progress", "a game can be reviewed once it has ended")
-    if not recorded:
+    if not moves:
         _fail(409, "review_unavailable", "the moves of this game were not recorded")
     if seat is not None and not 0 <= seat < game.players:
         _fail(422, "bad_seat", f"seat is 0 to {game.players - 1} in this game")
-    return game
+    return game, moves
+
+
+def review_cost(moves: list[Any], seat: int, decisions_per_unit: int) -> int:
+    """What reviewing ``seat`` costs of a requester's hourly allowance: one unit per
+    ``decisions_per_unit`` decisions of that seat (at least one), so a long game costs more."""
+    decisions = sum(1 for move in moves if move and move[0] == seat)
+    return max(1, -(-decisions // decisions_per_unit))
 
 
 @router.post("/games/{game_id}/review")
@@ -130,10 +142,13 @@ async def request_review(
     stands (asked for before by anyone: computed once)."""
     services = _services(request)
     settings = services.settings
-    await _game(database, game_id, player.id, share, body.seat)
+    _, moves = await _game(database, game_id, player.id, share, body.seat)
     existing = await run_in_threadpool(reviews.read, database, game_id, body.seat)
     if existing is not None and existing.status != "failed":
         return reviews.public(existing)
+    if await run_in_threadpool(reviews.pending, database) >= settings.review_queue_max:
+        _queue_full()  # before the allowance: a refusal costs nothing
+    cost = review_cost(moves, body.seat, settings.review_decisions_per_unit)
     if settings.review_requests_per_hour:
         per_hour = settings.review_requests_per_hour
         prefix = keys.review_limits_prefix(settings.redis_namespace)
@@ -142,26 +157,36 @@ async def request_review(
         waits = [
             await AttemptLimiter(
                 services.redis, "review", attempts=per_hour, window_seconds=window, prefix=prefix
-            ).hit(player.id),
+            ).hit(player.id, cost=cost),
             await AttemptLimiter(
                 services.redis,
                 "review-address",
                 attempts=ADDRESS_FACTOR * per_hour,
                 window_seconds=window,
                 prefix=prefix,
-            ).hit(address_group(client_address(request))),
+            ).hit(address_group(client_address(request)), cost=cost),
         ]
         wait = max((w for w in waits if w is not None), default=None)
         if wait is not None:
             _fail(
                 429,
                 "too_many_reviews",
-                f"at most {per_hour} new reviews an hour; try again in {wait} seconds",
+                f"at most {per_hour} review units an hour (this game's review costs {cost});"
+                f" try again in {wait} seconds",
                 **{"Retry-After": str(wait)},
             )
-    row, created = await run_in_threadpool(
-        reviews.request, database, game_id, body.seat, player.id, settings.review_units
-    )
+    try:
+        row, created = await run_in_threadpool(
+            reviews.request,
+            database,
+            game_id,
+            body.seat,
+            player.id,
+            settings.review_units,
+            settings.review_queue_max,
+        )
+    except reviews.QueueFull:
+        _queue_full()
     if created:
         response.status_code = 202
         runner = services.reviews
@@ -169,6 +194,15 @@ async def request_review(
             runner.wake()
             await runner.publish(game_id, body.seat, "queued", 0.0)
     return reviews.public(row)
+
+
+def _queue_full() -> NoReturn:
+    _fail(
+        503,
+        "review_queue_full",
+        "as many reviews as the server takes are waiting; try again in a few minutes",
+        **{"Retry-After": str(QUEUE_FULL_RETRY_SECONDS)},
+    )
 
 
 @router.get("/games/{game_id}/review")
@@ -209,17 +243,27 @@ def _status(row: Any, game_id: int, seat: int) -> bytes:
 
 
 @socket_router.websocket("/ws/games/{game_id}/review")
-async def review_socket(ws: WebSocket, game_id: int) -> None:
+async def review_socket(ws: WebSocket, game_id: str) -> None:
     """A review's status and progress: the stored state at once, then each change published
     by the instance computing it; closed (1000) once ``done`` or ``failed``. Who may open it:
-    as for the game's replay (the page's session cookie, ``?share=``)."""
+    as for the game's replay (the page's session cookie, ``?share=``). Bad input (the game
+    id, ``seat``, ``share``) closes 4400 before anything is read (app/realtime/socket_input)."""
     services = _services(ws)
     await ws.accept()
     try:
-        seat = int(ws.query_params.get("seat", ""))
-    except ValueError:
-        seat = -1
-    share = ws.query_params.get("share")
+        socket_input.check_text(ws)
+        game = socket_input.game_id(game_id)
+        seat = socket_input.seat(ws.query_params.get("seat"))
+        share = socket_input.share(ws.query_params.get("share"))
+    except socket_input.BadSocketInput as exc:
+        await _close(ws, m.error(exc.code, exc.message), CLOSE_PROTOCOL)
+        return
+    await _follow(ws, services, game, seat, share)
+
+
+async def _follow(
+    ws: WebSocket, services: Services, game_id: int, seat: int, share: str | None
+) -> None:
     token = ws.cookies.get(SESSION_COOKIE)
     try:
         player = await services.identity.verify(token) if token else None

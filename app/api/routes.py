@@ -9,15 +9,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from app import engine
-from app.api.limits import check_new_guest, limit_address, tables_refused
+from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
+from app.api.limits import check_new_guest, limit_address, tables_refused, too_many
 from app.api.security import set_session_cookie
 from app.api.strict import StrictRoute
 from app.db.players import AccountError
-from app.deps import OptionalPlayerDep, PlayerDep, ServicesDep
 from app.friends.store import friend_ids
-from app.realtime.lobby import LobbyError, decode_cursor
+from app.realtime.lobby_index import LobbyError, decode_cursor
 from app.tables import BOT_LEVELS, Actor, TableError
 from app.tables.limits import TooManyTables
+from app.tables.mine import TooManyGames
+from app.tables.pace import check_pace
 
 router = APIRouter(prefix="/api", route_class=StrictRoute)
 
@@ -44,6 +46,35 @@ class TableIn(BaseModel):
     # Computer players from the start: {"1": "pro", "2": "easy"} (seat -> level; seat 0 is
     # the creator's). Checked by the table service: 422 bad_seat / bad_level.
     bots: dict[str, Any] = Field(default_factory=dict)
+    # The pace (docs/turn-based.md): "live", or "turn" with move_seconds (3600, 43200, 86400
+    # or 259200), optional playing hours [start, end) and an IANA time zone. Checked by
+    # app.tables.pace: 422 bad_pace / bad_move_time / bad_hours / bad_time_zone.
+    pace: str = "live"
+    move_seconds: int | None = None
+    hours: list[int] | None = None
+    time_zone: str | None = None
+    # A rated table (docs/persistence.md "Rated tables"): registered players with enough
+    # finished games, no hints, leaving costs the rating. 403 rated_guest /
+    # rated_games_needed / rated_banned (with Retry-After), 422 rated_no_hints.
+    rated: bool = False
+    # Hints at the table (app.tables.hints; docs/review.md): a casual table only.
+    hints: bool = False
+
+
+# Refusals about the player rather than the request (app.tables.rated).
+PLAYER_REFUSALS = ("rated_guest", "rated_games_needed", "rated_banned")
+
+
+def _table_refused(exc: TableError) -> HTTPException:
+    """422 for a bad request; 403 when the player may not do it, with Retry-After while a
+    ban lasts."""
+    if exc.code not in PLAYER_REFUSALS:
+        return _error(422, exc.code, exc.message)
+    retry = getattr(exc, "retry_after", None)
+    error = _error(403, exc.code, exc.message)
+    if retry is not None:
+        error.headers = {"Retry-After": str(retry)}
+    return error
 
 
 @router.post("/guest")
@@ -97,18 +128,19 @@ async def list_tables(
     services: ServicesDep,
     variant: Annotated[str | None, Query()] = None,
     free_seats: Annotated[str | None, Query()] = None,
+    pace: Annotated[str | None, Query()] = None,
     cursor: Annotated[str | None, Query()] = None,
     limit: Annotated[str | None, Query()] = None,
     viewer: OptionalPlayerDep = None,
 ) -> Response:
     """One page of the public lobby (private, finished and person-less tables are never
-    listed), newest first, from this instance's in-memory index (app.realtime.lobby): its cost
+    listed), newest first, from this instance's in-memory index (app.realtime.lobby_index): its cost
     does not grow with the number of tables. A signed-in player with friends also gets, on the
     first page, ``first``: the tables of the filter where a friend sits (one SQL read of their
     friends). 422 ``bad_filter`` / ``bad_cursor``."""
     lobby = services.hubs.lobby
     try:
-        lobby_filter, page_size = lobby.parse_query(variant, free_seats, limit)
+        lobby_filter, page_size = lobby.parse_query(variant, free_seats, limit, pace)
         after = decode_cursor(cursor)
     except LobbyError as exc:
         raise _error(422, exc.code, exc.message) from None
@@ -124,6 +156,7 @@ async def create_table(
     services: ServicesDep, player: PlayerDep, body: Annotated[TableIn, Body()], request: Request
 ) -> dict[str, Any]:
     try:
+        pace = check_pace(body.pace, body.move_seconds, body.hours, body.time_zone)
         table = await services.tables.create(
             Actor(player.id, player.name),
             body.preset,
@@ -132,11 +165,16 @@ async def create_table(
             turn_timer=body.turn_timer,
             bots=body.bots,
             address=limit_address(request),
+            pace=pace,
+            rated=body.rated,
+            hints=body.hints,
         )
     except TooManyTables as exc:  # 429 too_many_tables, with Retry-After
         raise tables_refused(exc) from None
+    except TooManyGames as exc:  # 429 too_many_games: turn-based games per player
+        raise too_many(exc.code, exc.message, exc.retry_after) from None
     except TableError as exc:
-        raise _error(422, exc.code, exc.message) from None
+        raise _table_refused(exc) from None
     out: dict[str, Any] = {"table": table.public_json(), "version": table.version}
     if table.private:
         out["invite_path"] = f"/?table={table.id}&invite={table.invite}"
@@ -154,3 +192,14 @@ async def get_table(
     if table.private and invite != table.invite:
         raise _error(403, "forbidden", "this table is private: you need its invite")
     return {"table": table.public_json(), "version": table.version}
+
+
+@router.get("/games/mine")
+async def my_games(services: ServicesDep, player: PlayerDep) -> dict[str, Any]:
+    """The player's games, live and turn-based: whose turn, the clock, the last move, sorted
+    by what needs them first; ``my_turn`` counts the games waiting for their move (the badge).
+    Only what each table's public view shows (app.tables.mine)."""
+    try:
+        return await services.tables.my_games(player.id)
+    except TableError as exc:
+        raise _error(503, exc.code, exc.message) from None

@@ -14,6 +14,12 @@ when unchanged), and so are the unversioned paths (``/js/app.js``) and a version
 version is not the current one (a page loaded before a deploy: it gets today's file, which no
 cache keeps under the old name).
 
+The page is served in the visitor's language (app/i18n.py: the ``hearts_lang`` cookie, then
+Accept-Language, then English): one ``index.html`` per language, made at start with its
+``<html lang>``, its texts and the URL of the one catalog it preloads
+(``/v/<version>/i18n/<lang>.json``, cached like the modules); its answer varies on
+Accept-Language and Cookie.
+
 Every response of a compressible file says ``Vary: Accept-Encoding``. Editing a file under
 ``static/`` needs a restart of the server (the files are read at start).
 """
@@ -30,6 +36,8 @@ from pathlib import Path
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.i18n import DEFAULT, LANGUAGES, from_cookie_header, pick_language, q_value, render_page
+
 IMMUTABLE = b"public, max-age=31536000, immutable"
 REVALIDATE = b"no-cache"
 VERSION_PREFIX = "/v/"
@@ -44,8 +52,9 @@ _TYPES = {
     ".svg": b"image/svg+xml",
     ".txt": b"text/plain; charset=utf-8",
 }
-# The page's own references to its stylesheet, scripts and preloads (root-relative URLs).
-_PAGE_REF = re.compile(rb'((?:href|src)=")/((?:css|js)/[^"?#]+)"')
+# The page's own references to its stylesheet, scripts, preloads, icons and web app manifest
+# (root-relative URLs).
+_PAGE_REF = re.compile(rb'((?:href|src)=")/((?:css|js|icons|i18n)/[^"?#]+|manifest\.webmanifest)"')
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,14 +91,7 @@ def accepts_gzip(header: bytes) -> bool:
         token = token.strip()
         if token not in ("gzip", "x-gzip", "*"):
             continue
-        q = 1.0
-        for param in params.split(";"):
-            key, _, value = param.strip().partition("=")
-            if key.strip() == "q":
-                try:
-                    q = float(value)
-                except ValueError:
-                    q = 0.0
+        q = q_value(params)
         if token == "*":
             wildcard = q > 0
         else:
@@ -112,22 +114,34 @@ class StaticSite:
         self.version = digest.hexdigest()[:16]
         self.files = {name: _make(name, body) for name, body in raw.items()}
         self.index: StaticFile | None = None
+        self.pages: dict[str, StaticFile] = {}  # index.html in each language
         if "index.html" in raw:
             prefix = f"{VERSION_PREFIX}{self.version}/".encode()
-            page = _PAGE_REF.sub(lambda m: m[1] + prefix + m[2] + b'"', raw["index.html"])
-            self.index = _make("index.html", page)
+
+            def versioned(page: bytes) -> StaticFile:
+                page = _PAGE_REF.sub(lambda m: m[1] + prefix + m[2] + b'"', page)
+                return _make("index.html", page)
+
+            self.index = versioned(raw["index.html"])
+            source = raw["index.html"].decode("utf-8")
+            for lang in LANGUAGES:
+                if f"i18n/{lang}.json" in raw:
+                    self.pages[lang] = versioned(render_page(source, lang).encode("utf-8"))
+            self.index = self.pages.get(DEFAULT, self.index)
 
     def url(self, name: str) -> str:
         """The versioned URL of a file (``css/style.css`` -> ``/v/<version>/css/style.css``)."""
         return f"{VERSION_PREFIX}{self.version}/{name}"
 
-    def find(self, path: str) -> tuple[StaticFile | None, bytes]:
-        """The file a request path names and the Cache-Control its answer carries."""
+    def find(self, path: str, lang: str = DEFAULT) -> tuple[StaticFile | None, bytes]:
+        """The file a request path names (the page in ``lang``) and the Cache-Control its
+        answer carries."""
+        page = self.pages.get(lang, self.index)
         if path in ("/", "/index.html"):
-            return self.index, REVALIDATE
+            return page, REVALIDATE
         if path.startswith(VERSION_PREFIX):
             version, _, name = path[len(VERSION_PREFIX) :].partition("/")
-            found = self.index if name == "index.html" else self.files.get(name)
+            found = page if name == "index.html" else self.files.get(name)
             return found, IMMUTABLE if version == self.version else REVALIDATE
         return self.files.get(path.lstrip("/")), REVALIDATE
 
@@ -141,14 +155,21 @@ class StaticSite:
         root = scope.get("root_path", "")
         if root and path.startswith(root):
             path = path[len(root) :] or "/"
-        found, cache = self.find(path)
+        headers = dict(scope.get("headers", ()))
+        is_page = path in ("/", "/index.html") or path.endswith("/index.html")
+        lang = DEFAULT
+        if is_page:
+            lang = pick_language(
+                cookie=from_cookie_header(headers.get(b"cookie", b"").decode("latin-1")),
+                accept=headers.get(b"accept-language", b"").decode("latin-1"),
+            )
+        found, cache = self.find(path, lang)
         if method not in ("GET", "HEAD"):
             await _plain(send, 405, b"Method Not Allowed", [(b"allow", b"GET, HEAD")])
             return
         if found is None:
             await _plain(send, 404, b"Not Found")
             return
-        headers = dict(scope.get("headers", ()))
         use_gzip = found.gzipped is not None and accepts_gzip(headers.get(b"accept-encoding", b""))
         body = found.gzipped if use_gzip and found.gzipped is not None else found.body
         etag = found.etag[:-1] + b'-gz"' if use_gzip else found.etag
@@ -157,7 +178,9 @@ class StaticSite:
             (b"cache-control", cache),
             (b"etag", etag),
         ]
-        if found.gzipped is not None:
+        if is_page:
+            out.append((b"vary", b"Accept-Encoding, Accept-Language, Cookie"))
+        elif found.gzipped is not None:
             out.append((b"vary", b"Accept-Encoding"))
         if use_gzip:
             out.append((b"content-encoding", b"gzip"))

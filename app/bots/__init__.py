@@ -1,4 +1,4 @@
-"""Computer players (issue 5): Easy, Standard, Pro and Expert, for every game of RULES.md.
+"""Computer players: Easy, Standard, Pro and Expert, for every game of RULES.md.
 
 The server calls one function with the seat's view (the same dict its browser would get):
 

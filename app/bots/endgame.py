@@ -14,8 +14,9 @@ players with every option, and the 28-card game).
 from __future__ import annotations
 
 from app.engine import Tables
-from app.engine.game import legal_mask, settle_moon
+from app.engine.game import legal_mask
 from app.engine.playout import Sim
+from app.engine.scoring import settle_moon
 
 SUIT = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
 

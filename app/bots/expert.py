@@ -36,18 +36,18 @@ from itertools import combinations
 from app.engine import Layout, Rules, Tables, new_game, tables_for
 from app.engine.playout import Sim
 
-from .endgame import duel_ok, endgame_ok, solve_candidates
-from .fast import double_rollout
-from .fast import rollout as fast_rollout
-from .inference import Plausibility
-from .knowledge import Knowledge, View, mask_of_texts
-from .players import (
+from .basics import (
     PASS_HARD_CAP_MS,
     ROLLOUTS_PER_MS,
     Budget,
     candidates,
     standard_decision,
 )
+from .endgame import duel_ok, endgame_ok, solve_candidates
+from .fast import double_rollout
+from .fast import rollout as fast_rollout
+from .inference import Plausibility
+from .knowledge import Knowledge, View, mask_of_texts
 from .policy import policy_ok, policy_rollout
 from .standard import CARD_BITS, FACE_SHIFT, standard_pass, standard_tables
 

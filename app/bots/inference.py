@@ -29,7 +29,8 @@ from collections.abc import Sequence
 
 from app.engine.game import legal_mask
 
-from .fast import fast_tables, flat_ok, standard_card
+from .fast import standard_card
+from .flat import fast_tables, flat_ok
 from .knowledge import Knowledge, mask_of_texts
 from .policy import policy_card, policy_ok, policy_tables
 from .standard import CARD_BITS, standard_play, standard_tables

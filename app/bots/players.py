@@ -8,82 +8,30 @@ seed.  The clock is only a safety net: a search that runs past its hard cap stop
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Mapping, Sequence
 
-from app.engine import Rules, Tables, card_str
+from app.engine import Rules, Tables
 
+from .basics import (
+    DEFAULT_BUDGET_MS,
+    HARD_CAP_MS,
+    ROLLOUTS_PER_MS,
+    Budget,
+    candidates,
+    pass_json,
+    play_json,
+    standard_decision,
+)
+from .expert import expert_decision, simulated_pass
 from .fast import rollout
-from .knowledge import DARK, LIGHT, Knowledge, View, mask_of_texts
+from .knowledge import Knowledge, View, mask_of_texts
 from .standard import (
     CARD_BITS,
     FACE_SHIFT,
     standard_pass,
-    standard_play,
-    standard_tables,
 )
 
 LEVELS = ("easy", "standard", "pro", "expert")
-FACE_NAMES = ("light", "dark")
-
-# rollouts per millisecond of budget: measured about 11-12 per ms on one core of the reference
-# machine (docs/bots.md); a fixed rate keeps decisions machine-independent and replayable
-ROLLOUTS_PER_MS = 10
-# Expert's rollouts (its policy, deal weighting) cost more than the Standard rollouts this rate
-# was measured on: 400 units take about 500 ms of one core (docs/bots.md, "Decision time")
-DEFAULT_BUDGET_MS = {"easy": 0, "standard": 0, "pro": 40, "expert": 400}
-HARD_CAP_MS = {"easy": 50, "standard": 50, "pro": 250, "expert": 1000}
-PASS_BUDGET_MS = 1500
-PASS_HARD_CAP_MS = 2000
-
-
-class Budget:
-    """A number of rollouts and a hard wall-clock cap."""
-
-    def __init__(self, rollouts: int, cap_ms: float) -> None:
-        self.rollouts = rollouts
-        self.deadline = time.perf_counter() + cap_ms / 1000.0
-
-    def expired(self) -> bool:
-        return time.perf_counter() > self.deadline
-
-
-# --- moves as JSON ------------------------------------------------------------------------
-
-
-def play_json(t: Tables, d: int, lead: bool) -> dict[str, object]:
-    c = d & CARD_BITS
-    out: dict[str, object] = {"type": "play", "card": card_str(c)}
-    if t.game == "double" and lead:
-        out["face"] = FACE_NAMES[d >> FACE_SHIFT]
-    return out
-
-
-def pass_json(mask: int) -> dict[str, object]:
-    cards = []
-    m = mask
-    while m:
-        low = m & -m
-        cards.append(card_str(low.bit_length() - 1))
-        m ^= low
-    return {"type": "pass", "cards": cards}
-
-
-def candidates(k: Knowledge) -> list[int]:
-    """Every legal decision: a card, and on a Double Hearts lead each face it may lead with."""
-    out = []
-    m = k.legal_cards
-    lead = not k.cur_cards
-    faces: tuple[int, ...] = (LIGHT,)
-    if k.game == "double" and lead:
-        faces = tuple(DARK if f == "dark" else LIGHT for f in k.legal_faces) or (LIGHT,)
-    while m:
-        low = m & -m
-        c = low.bit_length() - 1
-        m ^= low
-        for f in faces:
-            out.append(c | (f << FACE_SHIFT))
-    return out
 
 
 def _passable(view: View) -> int:
@@ -139,28 +87,6 @@ def easy_pass(view: View, rng: random.Random) -> int:
 # --- Standard ---------------------------------------------------------------------------
 
 
-def trick_length(k: Knowledge) -> int:
-    return len(k.order)
-
-
-def standard_decision(k: Knowledge) -> int:
-    st = standard_tables(k.t)
-    d = standard_play(
-        st,
-        k.legal_cards,
-        k.cur_cards,
-        k.led_suit,
-        k.lead_face,
-        trick_length(k),
-        k.game == "double" and k.trick_no == 0 and "light" not in k.legal_faces,
-    )
-    if k.game == "double" and not k.cur_cards and k.legal_faces:
-        face = d >> FACE_SHIFT
-        if FACE_NAMES[face] not in k.legal_faces:
-            d = (d & CARD_BITS) | ((DARK if k.legal_faces[0] == "dark" else LIGHT) << FACE_SHIFT)
-    return d
-
-
 # --- Pro and Expert: flat Monte Carlo over sampled deals --------------------------------
 
 
@@ -214,8 +140,6 @@ def pro_play(
 def expert_play(
     k: Knowledge, rng: random.Random, budget_ms: int, hard_cap_ms: float | None = None
 ) -> int:
-    from .expert import expert_decision
-
     return expert_decision(k, rng, budget_ms, hard_cap_ms)
 
 
@@ -226,8 +150,6 @@ def expert_pass(
     hard_cap_ms: float | None = None,
     budget_ms: int | None = None,
 ) -> int:
-    from .expert import simulated_pass
-
     return simulated_pass(view, rules, rng, hard_cap_ms, budget_ms)
 
 

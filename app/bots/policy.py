@@ -33,7 +33,7 @@ from app.engine import Tables
 from app.engine.game import legal_mask
 from app.engine.playout import Sim
 
-from .fast import DUMMY_ORDERS, _lowest_lead, fast_score, fast_tables
+from .flat import DUMMY_ORDERS, _lowest_lead, fast_score, fast_tables
 from .standard import standard_tables
 
 SUIT = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))

@@ -28,6 +28,7 @@ class SeatRecord:
     bot_level: str | None = None
     replaced_by_bot: bool = False
     name: str | None = None
+    left: bool = False  # the player left the game before its end (a rated table's leaver)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,7 @@ class HandRecord:
     started_at: datetime | None = None
     recorded_at: datetime | None = None
     private: bool = False  # played at a private table
+    rated: bool = False  # played at a rated table
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,7 @@ class GameRecord:
     moves: list[list[Any]] = field(default_factory=list)
     hands: int | None = None
     private: bool = False  # played at a private table
+    rated: bool = False  # played at a rated table
 
 
 def _get(event: Mapping[str, Any], *names: str, default: Any = None) -> Any:
@@ -175,6 +178,7 @@ def _seats(value: Any, *, optional: bool = False) -> tuple[SeatRecord, ...]:
                 bot_level=bot_level,
                 replaced_by_bot=bool(_get(seat, "replaced_by_bot", "replaced", "away")),
                 name=str(name)[:24] if isinstance(name, str) and name.strip() else None,
+                left=_flag(_get(seat, "left"), f"seat {i} left"),
             )
         )
     return tuple(seats)
@@ -214,6 +218,17 @@ def _moves(value: Any) -> list[list[Any]]:
         raise BadEvent("moves must be a list")
     moves: list[list[Any]] = []
     for i, entry in enumerate(value):
+        # The tables' own shape, [seat, {"type": ...}], taken without the general checks.
+        if type(entry) is list and len(entry) == 2:
+            seat, move = entry
+            if (
+                type(seat) is int
+                and type(move) is dict
+                and "type" in move
+                and -(2**31) <= seat < 2**31
+            ):
+                moves.append([seat, dict(move)])
+                continue
         if isinstance(entry, Sequence) and not isinstance(entry, str | bytes) and len(entry) == 2:
             seat, move = entry
         elif isinstance(entry, Mapping) and "seat" in entry:
@@ -254,6 +269,7 @@ def _common(event: Mapping[str, Any], *, partial: bool = False) -> dict[str, Any
         "seats": _seats(_get(event, "seats"), optional=partial),
         "seed": None if seed is None else str(_int(seed, "seed")),
         "private": _flag(_get(event, "private"), "private"),
+        "rated": _flag(_get(event, "rated"), "rated"),
     }
 
 

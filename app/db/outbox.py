@@ -3,12 +3,16 @@
 The live table never waits on SQL: its commit script XADDs the records to the results stream
 of the table's shard (app.store.keys: one stream per shard, ``keys.SHARDS`` of them, each in
 its shard's slot). `OutboxWorker`s (one or more per process, on any number of instances) read
-every shard's stream as one consumer group per stream, write each record in one SQL
-transaction (idempotent, see `app.db.results`), and acknowledge and delete it only after the
-commit. While the database is down a worker keeps its records pending and retries with
-backoff; if a worker dies, another claims its pending records after `claim_idle_ms`. Nothing
-is trimmed by length, so a long outage loses nothing (the streams grow, which Redis's
-append-only file keeps across a restart). A record that can never be written goes to the
+every shard's stream as one consumer group per stream, write the records they take in SQL
+transactions of up to ``records_per_transaction`` records each (idempotent, see
+`app.db.results`; new records are gathered for up to ``gather_ms`` to fill one), and
+acknowledge and delete them only after the commit. A transaction that fails for another reason
+than an unreachable database is rolled back whole and its records are written again one by
+one, so a record that fails alone neither blocks nor loses the others. While the database is
+down a worker keeps its records pending and retries with backoff; if a worker dies, another
+claims its pending records after `claim_idle_ms`. Nothing is trimmed by length, so a long
+outage loses nothing (the streams grow, which Redis's append-only file keeps across a
+restart). A record that can never be written goes to the
 dead letters beside its stream (``<stream>:dead``, same slot), in the step that acknowledges
 it.
 
@@ -35,8 +39,8 @@ import sqlalchemy as sa
 
 from app.db.database import Database
 from app.db.deployment import DeploymentMismatch, claim, read_database_id
-from app.db.events import BadEvent
-from app.db.results import write_event
+from app.db.events import BadEvent, GameRecord, HandRecord, parse_event
+from app.db.results import write_event, write_records
 from app.metrics import record_sql_write
 from app.store import keys
 from app.store.records import EVENT_KINDS, FIELD, encode_event
@@ -123,6 +127,8 @@ class OutboxWorker:
         retry_base: float = 0.5,
         retry_max: float = 30.0,
         max_attempts: int = 10,
+        records_per_transaction: int = 50,
+        gather_ms: int = 50,
     ) -> None:
         self.redis = redis
         # The Redis namespace whose streams these are: before taking a record the worker
@@ -147,6 +153,13 @@ class OutboxWorker:
         self.retry_base = retry_base
         self.retry_max = retry_max
         self.max_attempts = max_attempts
+        # Records written in one SQL transaction, at most; and how long a read of new records
+        # that brought fewer waits to read again before writing (0: never waits).
+        if records_per_transaction < 1 or gather_ms < 0:
+            raise ValueError("records_per_transaction must be >= 1 and gather_ms >= 0")
+        self.records_per_transaction = records_per_transaction
+        self.gather_ms = gather_ms
+        self.transactions = 0  # SQL transactions this worker committed
         self.written = 0  # records this worker committed
         self.duplicates = 0  # records found already written
         self.dead = 0  # records sent to the dead letters
@@ -240,10 +253,70 @@ class OutboxWorker:
         if not entries:
             entries = await self._claim()
         if not entries:
-            entries = await self._read_new(self.block_ms if block_ms is None else block_ms)
-        for stream, entry_id, fields in entries:
-            if not await self._handle(stream, _text(entry_id), fields):
+            block = self.block_ms if block_ms is None else block_ms
+            entries = await self._read_new(block)
+            if entries and block and self.gather_ms and len(entries) < self.records_per_transaction:
+                # A few new records: give the tables a moment to finish more, so that one
+                # transaction carries several (a bounded wait: gather_ms once).
+                await asyncio.sleep(self.gather_ms / 1000)
+                entries += await self._read_new(0)
+        size = self.records_per_transaction
+        for start in range(0, len(entries), size):
+            if not await self._write_batch(entries[start : start + size]):
                 return False
+        return True
+
+    async def _write_batch(self, entries: Sequence[tuple[str, Any, Any]]) -> bool:
+        """Write records in one SQL transaction, then acknowledge them (one MULTI per stream).
+        Records that cannot be read go to the dead letters first. If the transaction fails but
+        the database answers, each record is written alone (`_handle`: its retries and dead
+        letter as before). False when the database failed."""
+        batch: list[tuple[str, str, Any, HandRecord | GameRecord]] = []
+        skipped: list[tuple[str, str]] = []  # deleted or foreign entries: nothing to write
+        for stream, raw_id, fields in entries:
+            entry_id = _text(raw_id)
+            raw = _field(fields or {})
+            if raw is None:
+                skipped.append((stream, entry_id))
+                continue
+            try:
+                record = parse_event(orjson.loads(raw))
+            except (orjson.JSONDecodeError, BadEvent) as error:
+                await self._dead_letter(stream, entry_id, raw, str(error))
+                continue
+            batch.append((stream, entry_id, fields, record))
+        for stream in {s for s, _ in skipped}:
+            await self._ack(stream, *[i for s, i in skipped if s == stream])
+        if not batch:
+            return True
+        try:
+            started = time.perf_counter()
+            outcomes = await asyncio.to_thread(
+                write_records, self.database, [record for *_, record in batch]
+            )
+            seconds = time.perf_counter() - started
+        except _UNAVAILABLE as error:
+            log.warning(
+                "outbox: database unavailable, will retry %d records: %s", len(batch), error
+            )
+            return False
+        except Exception as error:
+            log.warning(
+                "outbox: a transaction of %d records failed (%s): one by one", len(batch), error
+            )
+            for stream, entry_id, fields, _ in batch:
+                if not await self._handle(stream, entry_id, fields):
+                    return False
+            return True
+        self.transactions += "written" in outcomes
+        self.written += outcomes.count("written")
+        self.duplicates += outcomes.count("duplicate")
+        for stream, entry_id, *_ in batch:
+            self._attempts.pop((stream, entry_id), None)
+        for stream in dict.fromkeys(s for s, *_ in batch):
+            ids = [i for s, i, *_ in batch if s == stream]
+            share = seconds * len(ids) / len(batch)
+            await self._ack(stream, *ids, sql_seconds=share)
         return True
 
     async def drain(self) -> None:
@@ -374,6 +447,7 @@ class OutboxWorker:
         self._attempts.pop((stream, entry_id), None)
         if outcome == "written":
             self.written += 1
+            self.transactions += 1
         else:
             self.duplicates += 1
         await self._ack(stream, entry_id, sql_seconds=seconds)
@@ -397,7 +471,7 @@ class OutboxWorker:
         pipe.xack(stream, self.group, *entry_ids)
         pipe.xdel(stream, *entry_ids)
         if sql_seconds is not None:
-            record_sql_write(pipe, stream, sql_seconds)
+            record_sql_write(pipe, stream, sql_seconds, count=len(entry_ids))
         await pipe.execute()
 
     async def _dead_letter(self, stream: str, entry_id: str, raw: bytes | str, error: str) -> None:

@@ -31,14 +31,14 @@ class AttemptLimiter:
         digest = hashlib.sha256(key.encode()).hexdigest()[:32]  # bounded, no raw user text
         return f"{self.prefix}:{self.name}:{digest}"
 
-    async def hit(self, *keys: str) -> int | None:
-        """Count one attempt against every key; the seconds to wait if any is over its limit,
-        else None."""
+    async def hit(self, *keys: str, cost: int = 1) -> int | None:
+        """Count an attempt costing ``cost`` attempts against every key; the seconds to wait if
+        any is over its limit, else None."""
         pipe = self.redis.pipeline(transaction=True)
         for key in keys:
             full = self._key(key)
             pipe.set(full, 0, ex=self.window_seconds, nx=True)
-            pipe.incr(full)
+            pipe.incrby(full, cost)
             pipe.ttl(full)
         replies = await pipe.execute()
         wait: int | None = None

@@ -50,17 +50,24 @@ def _holdings(state: engine.GameState) -> list[dict[str, Any]]:
     ]
 
 
-def _trick(state: engine.GameState, trick: engine.Trick) -> dict[str, Any]:
+def _trick(
+    state: engine.GameState, trick: engine.Trick, timed: frozenset[tuple[int, str]] = frozenset()
+) -> dict[str, Any]:
+    """A trick's plays and winner; a play the computer made for a player out of time (a
+    turn-based table; ``timed``: (seat, card) of the hand) has ``"timeout": true``."""
     t = state.t
+    plays = []
+    for card, holder in zip(trick.cards, trick.holders, strict=True):
+        play: dict[str, Any] = {
+            "seat": t.owner[holder],
+            "from": "dummy" if holder >= t.n else "hand",
+            "card": _text(state, card),
+        }
+        if (play["seat"], play["card"]) in timed:
+            play["timeout"] = True
+        plays.append(play)
     out: dict[str, Any] = {
-        "plays": [
-            {
-                "seat": t.owner[holder],
-                "from": "dummy" if holder >= t.n else "hand",
-                "card": _text(state, card),
-            }
-            for card, holder in zip(trick.cards, trick.holders, strict=True)
-        ],
+        "plays": plays,
         "winner": "dummy" if trick.winner >= t.n else t.owner[trick.winner],
     }
     if t.game == "double":
@@ -106,6 +113,7 @@ def replay_game(
         raise ReplayError(f"cannot set up the game: {error}") from error
     hands: list[dict[str, Any]] = []
     current = _new_hand(state)
+    timed: set[tuple[int, str]] = set()  # this hand's plays made for a player out of time
     for number, (seat, move_json) in enumerate(moves):
         try:
             move = engine.move_from_json(move_json)
@@ -117,19 +125,28 @@ def replay_game(
             state = engine.apply(state, int(seat), move)
         except (engine.EngineError, ValueError, TypeError) as error:
             raise ReplayError(f"move {number} ({move_json!r} by seat {seat}): {error}") from error
-        current["moves"].append({"seat": int(seat), "move": engine.move_to_json(move)})
+        entry: dict[str, Any] = {"seat": int(seat), "move": engine.move_to_json(move)}
+        if isinstance(move_json, dict) and move_json.get("timeout") is True:
+            entry["timeout"] = True
+            if isinstance(move, engine.PlayCard):
+                timed.add((int(seat), _text(state, move.card)))
+        current["moves"].append(entry)
         if len(state.history) > done:
-            current["tricks"] = [_trick(state, t) for t in state.prev_tricks]
+            marks = frozenset(timed)
+            current["tricks"] = [_trick(state, t, marks) for t in state.prev_tricks]
             current["result"] = _result(state, state.history[-1])
             current["complete"] = True
             hands.append(current)
             current = _new_hand(state)
+            timed = set()
     if state.phase != "over":  # an abandoned game: the hand in progress, as far as it went
-        current["tricks"] = [_trick(state, t) for t in state.tricks]
+        current["tricks"] = [_trick(state, t, frozenset(timed)) for t in state.tricks]
         if state.trick_cards:
             current["tricks"].append(
                 _trick(
-                    state, engine.Trick(state.trick_cards, state.trick_holders, -1, state.lead_face)
+                    state,
+                    engine.Trick(state.trick_cards, state.trick_holders, -1, state.lead_face),
+                    frozenset(timed),
                 )
                 | {"winner": None}
             )

@@ -7,6 +7,10 @@ its result, or ``failed``. An instance that dies stops renewing; once the lease 
 any instance claims the job (one conditional UPDATE, so exactly one wins) and computes it
 again. Runs in a thread (the routes and the job runner
 call it off the event loop).
+
+The queue is bounded (``request``'s ``queue_max``: reviews queued or running on the whole
+deployment) and served round robin between requesters (``claimable``): a player who asked for
+many reviews gets their next one after everyone else's first, not before.
 """
 
 from __future__ import annotations
@@ -26,6 +30,23 @@ from app.db.models import GameReview, as_utc, utcnow
 # marked failed instead of being tried again: a review that kills its instance must not go
 # round every instance.
 MAX_ATTEMPTS = 3
+
+
+class QueueFull(Exception):
+    """As many reviews as the deployment allows are queued or running already."""
+
+
+def _count_waiting(session: Any) -> int:
+    """Reviews queued or running (whether its lease holds or ran out: it will be taken
+    again)."""
+    waiting = col(GameReview.status).in_(("queued", "running"))
+    return int(session.exec(select(sa.func.count()).select_from(GameReview).where(waiting)).one())
+
+
+def pending(db: Database) -> int:
+    """Reviews queued or running now, on the whole deployment."""
+    with db.session() as session:
+        return _count_waiting(session)
 
 
 @dataclass(frozen=True)
@@ -53,14 +74,22 @@ def read_game(db: Database, game_id: int) -> list[GameReview]:
 
 
 def request(
-    db: Database, game_id: int, seat: int, player_id: str | None, budget: int
+    db: Database,
+    game_id: int,
+    seat: int,
+    player_id: str | None,
+    budget: int,
+    queue_max: int | None = None,
 ) -> tuple[GameReview, bool]:
     """The review of (game, seat), asked for now if there is none yet (or it failed): the row
-    and whether this call queued a job."""
+    and whether this call queued a job. ``QueueFull`` (nothing queued) when ``queue_max``
+    reviews are queued or running already."""
     with db.session() as session:
         row = session.get(GameReview, (game_id, seat))
         if row is not None and row.status != "failed":
             return row, False
+        if queue_max is not None and _count_waiting(session) >= queue_max:
+            raise QueueFull
         if row is None:
             row = GameReview(game_id=game_id, seat=seat, budget=budget, requested_by=player_id)
         else:  # failed before: ask again, from the start
@@ -82,18 +111,28 @@ def request(
 
 def claimable(db: Database, limit: int = 5) -> list[tuple[int, int]]:
     """Jobs nobody holds: queued, or running under a lease that ran out (its instance died);
-    oldest first."""
+    round robin between requesters: everyone's oldest first (oldest of those first), then
+    everyone's second, and so on."""
     now = utcnow()
-    with db.session() as session:
-        rows = session.exec(
-            select(GameReview.game_id, GameReview.seat)
-            .where(
-                sa.or_(
-                    col(GameReview.status) == "queued",
-                    sa.and_(col(GameReview.status) == "running", col(GameReview.lease_until) < now),
-                )
+    turn = (
+        sa.func.row_number()
+        .over(partition_by=col(GameReview.requested_by), order_by=col(GameReview.created_at))
+        .label("turn")
+    )
+    free = (
+        sa.select(col(GameReview.game_id), col(GameReview.seat), col(GameReview.created_at), turn)
+        .where(
+            sa.or_(
+                col(GameReview.status) == "queued",
+                sa.and_(col(GameReview.status) == "running", col(GameReview.lease_until) < now),
             )
-            .order_by(col(GameReview.created_at))
+        )
+        .subquery()
+    )
+    with db.session() as session:
+        rows = session.execute(
+            sa.select(free.c.game_id, free.c.seat)
+            .order_by(free.c.turn, free.c.created_at)
             .limit(limit)
         ).all()
         return [(int(g), int(s)) for g, s in rows]

@@ -40,6 +40,7 @@ class RatingPoint(BaseModel):
     game_id: int | None  # None: a private game the reader did not play in
     before: float
     after: float
+    deviation: float  # after the game
     at: datetime
 
 
@@ -52,6 +53,8 @@ class VariantStats(BaseModel):
     average_points_per_hand: float | None
     moons: int
     rating: float | None
+    deviation: float | None  # the rating's uncertainty (app/db/ratings.py)
+    provisional: bool | None  # True while the deviation is above ratings.PROVISIONAL_DEVIATION
     rated_games: int
     rating_history: list[RatingPoint]
 
@@ -65,6 +68,7 @@ class LeaderboardEntry(BaseModel):
     rank: int
     player: PlayerPublic
     rating: float
+    deviation: float
     rated_games: int
 
 

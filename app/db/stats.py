@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from sqlmodel import Session, col, func, select
 
 from app.db.database import Database
+from app.db.export import personal_records
 from app.db.models import (
     Game,
     GameReview,
@@ -22,6 +23,7 @@ from app.db.models import (
     RatingChange,
     as_utc,
 )
+from app.db.ratings import PROVISIONAL_DEVIATION, is_provisional
 from app.db.schemas import (
     GameDetail,
     GameList,
@@ -142,6 +144,7 @@ def profile(db: Database, player_id: str, viewer_id: str | None = None) -> Profi
                         game_id=None if change.game_id in hidden else change.game_id,
                         before=change.before,
                         after=change.after,
+                        deviation=change.deviation,
                         at=as_utc(change.created_at),
                     )
                 )
@@ -160,6 +163,8 @@ def profile(db: Database, player_id: str, viewer_id: str | None = None) -> Profi
                     average_points_per_hand=None if average is None else round(float(average), 2),
                     moons=int(moons or 0),
                     rating=None if rating is None else rating.rating,
+                    deviation=None if rating is None else rating.deviation,
+                    provisional=None if rating is None else is_provisional(rating.deviation),
                     rated_games=0 if rating is None else rating.games,
                     rating_history=list(reversed(history.get(variant, []))),
                 )
@@ -176,11 +181,16 @@ def leaderboard(
     offset: int = 0,
     include_guests: bool = False,
 ) -> Leaderboard:
-    """The best ratings of a variant among players with at least `min_games` rated games."""
+    """The best established ratings of a variant (deviation at most
+    ratings.PROVISIONAL_DEVIATION) among players with at least `min_games` rated games."""
     query = (
         select(Rating, Player)
         .join(Player, col(Player.id) == col(Rating.player_id))
-        .where(Rating.variant == variant, col(Rating.games) >= min_games)
+        .where(
+            Rating.variant == variant,
+            col(Rating.games) >= min_games,
+            col(Rating.deviation) <= PROVISIONAL_DEVIATION,
+        )
     )
     if not include_guests:
         query = query.where(col(Player.is_guest).is_(False))
@@ -199,6 +209,7 @@ def leaderboard(
                 rank=offset + i + 1,
                 player=_public(player),
                 rating=rating.rating,
+                deviation=rating.deviation,
                 rated_games=rating.games,
             )
             for i, (rating, player) in enumerate(rows)
@@ -377,7 +388,12 @@ def export_player(db: Database, player_id: str) -> dict[str, Any] | None:
             entry["moves"] = game.moves if ended else None
             games.append(entry)
         ratings = [
-            {"variant": r.variant, "rating": r.rating, "rated_games": r.games}
+            {
+                "variant": r.variant,
+                "rating": r.rating,
+                "deviation": r.deviation,
+                "rated_games": r.games,
+            }
             for r in session.exec(select(Rating).where(Rating.player_id == player_id)).all()
         ]
         changes = [
@@ -386,6 +402,7 @@ def export_player(db: Database, player_id: str) -> dict[str, Any] | None:
                 "game_id": c.game_id,
                 "before": c.before,
                 "after": c.after,
+                "deviation": c.deviation,
                 "at": as_utc(c.created_at).isoformat(),
             }
             for c in session.exec(
@@ -394,7 +411,7 @@ def export_player(db: Database, player_id: str) -> dict[str, Any] | None:
                 .order_by(col(RatingChange.id))
             ).all()
         ]
-        # The game reviews this player asked for (issue 16; the reviews themselves are the
+        # The game reviews this player asked for (the reviews themselves are the
         # game's, shared with everyone who may read it).
         requested = [
             {
@@ -409,6 +426,7 @@ def export_player(db: Database, player_id: str) -> dict[str, Any] | None:
                 .order_by(col(GameReview.created_at))
             ).all()
         ]
+        records = personal_records(session, player_id)
     return {
         "format": "hearts-online-export",
         "version": 1,
@@ -425,4 +443,7 @@ def export_player(db: Database, player_id: str) -> dict[str, Any] | None:
         "rating_history": changes,
         "games": games,
         "reviews_requested": requested,
+        # every other row naming the player (friends, blocks, e-mail, devices, notification
+        # choices, daily challenge, clubs, ...): app/db/export.py
+        "records": records,
     }

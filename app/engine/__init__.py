@@ -15,22 +15,7 @@ from .cards import (
     parse_card,
 )
 from .errors import EngineError, IllegalMove, RulesError
-from .game import (
-    GameState,
-    HandResult,
-    Layout,
-    Trick,
-    apply,
-    layout_from_json,
-    layout_to_json,
-    legal_mask,
-    legal_moves,
-    new_game,
-    passable_cards,
-    playable_mask,
-    replay,
-    seats_to_act,
-)
+from .game import legal_mask, new_game, passable_cards, playable_mask, seats_to_act
 from .moves import (
     ChooseDirection,
     ChooseMoon,
@@ -42,8 +27,10 @@ from .moves import (
     move_str,
     move_to_json,
 )
+from .play import apply, legal_moves, replay
 from .rules import PRESET_LABELS, PRESETS, Rules, describe_options, make_rules
 from .serialize import STATE_SCHEMA, state_from_json, state_to_json
+from .state import GameState, HandResult, Layout, Trick, layout_from_json, layout_to_json
 from .tables import Tables, tables_for
 from .view import all_views, legal_json, seat_view, view
 

@@ -38,16 +38,10 @@ from functools import lru_cache
 
 from .cards import DARK_FACE
 from .errors import IllegalMove
-from .game import (
-    GameState,
-    _dummy_order,
-    _play,
-    auto_end_due,
-    legal_mask,
-    next_led_suit,
-    trick_winner,
-)
+from .game import _dummy_order, _play, legal_mask, next_led_suit, trick_winner
+from .scoring import auto_end_due
 from .serialize import state_from_json, state_to_json
+from .state import GameState
 from .tables import DARK, LIGHT, Tables
 
 # positions a claim check may visit (measured by bench.claim: the slowest real position seen, a

@@ -1,247 +1,38 @@
-"""The whole game: deal, passing, play, tricks, scoring, totals, dealer rotation and the end.
+"""The rules of play: the deal, passing, legal cards, tricks, the end of a hand (totals, the
+moon, dealer rotation) and the end of the game.
 
-``GameState`` is immutable by contract: ``apply`` returns a new state and leaves the old one as it
-was.  Card sets are bit masks (see ``cards``); the rules are read from ``Tables``.
+``GameState`` (``state``) is immutable by contract: ``apply_move`` returns a new state and
+leaves the old one as it was.  Card sets are bit masks (see ``cards``); the rules are read
+from ``Tables``; a hand's points are ``scoring``'s.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
-from itertools import combinations
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
 
 from .cards import (
-    CLUBS,
     DARK_FACE,
     LIGHT_OF_DARK,
     bit,
     card,
     card_str,
-    cards_of,
     lowest,
     mask_str,
-    parse_card,
 )
 from .errors import IllegalMove
-from .moves import PLAY, PLAY_FACE, ChooseDirection, ChooseMoon, Claim, Move, PassCards, PlayCard
+from .moves import ChooseDirection, ChooseMoon, Move, PassCards, PlayCard
 from .rules import Rules
-from .tables import DARK, FACES, LIGHT, Tables, direction_name, tables_for
-
-PHASES = ("direction", "pass", "play", "moon", "over")
-_DIRECTION_OFFSET = {"left": 1, "right": -1, "across": 2, "hold": 0}
-
-
-class Trick(NamedTuple):
-    cards: tuple[int, ...]
-    holders: tuple[int, ...]
-    winner: int  # a holder
-    lead_face: int  # LIGHT or DARK (Double Hearts), else LIGHT
-
-
-class HandResult(NamedTuple):
-    hand_no: int
-    dealer: int
-    direction: str
-    points: tuple[int, ...]  # per scorer, after moon, bonuses and resets
-    moon: int  # scorer who shot the moon, or -1
-    totals: tuple[int, ...]
-    dead: int  # mask of cards out of play, revealed at the end of the hand
-    tricks_won: tuple[int, ...]
-
-
-class Layout(NamedTuple):
-    """An explicit deal (tests, golden games): one mask per holder, plus dead cards."""
-
-    hands: tuple[int, ...]
-    dead: int = 0
-
-
-def layout_from_json(obj: Mapping[str, object], t: Tables) -> Layout:
-    raw = obj.get("hands")
-    if not isinstance(raw, list):
-        raise ValueError("a layout needs 'hands': a list of card lists")
-    hands = [_mask_from(h) for h in raw]
-    if t.game == "dummy":
-        halves = obj.get("half_dummies")
-        if not isinstance(halves, list) or len(halves) != 2:
-            raise ValueError("a dummy-game layout needs 'half_dummies': two card lists")
-        hands += [_mask_from(h) for h in halves]
-    dead = _mask_from(obj.get("dead", []))
-    lay = Layout(tuple(hands), dead)
-    check_layout(lay, t)
-    return lay
-
-
-def layout_to_json(lay: Layout, t: Tables) -> dict[str, object]:
-    out: dict[str, object] = {"hands": [mask_str(h) for h in lay.hands[: t.n]]}
-    if t.game == "dummy":
-        out["half_dummies"] = [mask_str(h) for h in lay.hands[2:]]
-    if lay.dead:
-        out["dead"] = mask_str(lay.dead)
-    return out
-
-
-def _mask_from(cards: object) -> int:
-    if not isinstance(cards, list):
-        raise ValueError("expected a list of cards")
-    m = 0
-    for c in cards:
-        b = 1 << parse_card(c)
-        if m & b:
-            raise ValueError(f"{c} appears twice")
-        m |= b
-    return m
-
-
-def check_layout(lay: Layout, t: Tables) -> None:
-    if len(lay.hands) != t.holders:
-        raise ValueError(f"a layout for this game has {t.holders} hands")
-    seen = lay.dead
-    for h in lay.hands:
-        if seen & h:
-            raise ValueError("a card is dealt twice")
-        seen |= h
-    if seen != t.deck:
-        raise ValueError("the layout must deal exactly the deck in play")
-    sizes = [h.bit_count() for h in lay.hands]
-    want = [t.hand_size] * t.n + ([9, 9] if t.game == "dummy" else [])
-    if sizes != want:
-        raise ValueError(f"hand sizes must be {want}, not {sizes}")
-
-
-class GameState:
-    """A table's game.  Read the attributes; change it only through ``apply``."""
-
-    __slots__ = (
-        "rules",
-        "t",
-        "seed",
-        "layouts",
-        "hand_no",
-        "dealer",
-        "scores",
-        "history",
-        "phase",
-        "pass_offset",
-        "passes",
-        "hands",
-        "dead",
-        "trick_cards",
-        "trick_holders",
-        "order",
-        "led_suit",
-        "lead_face",
-        "first_lead_mask",
-        "joker",
-        "broken",
-        "trick_no",
-        "tricks",
-        "prev_tricks",
-        "taken",
-        "won",
-        "moon_shooter",
-        "pending",
-        "winners",
-    )
-    rules: Rules
-    t: Tables
-    seed: int
-    layouts: tuple[Layout, ...]
-    hand_no: int
-    dealer: int
-    scores: tuple[int, ...]
-    history: tuple[HandResult, ...]
-    phase: str
-    pass_offset: int
-    passes: tuple[int, ...]
-    hands: tuple[int, ...]
-    dead: int
-    trick_cards: tuple[int, ...]
-    trick_holders: tuple[int, ...]
-    order: tuple[int, ...]
-    led_suit: int
-    lead_face: int
-    first_lead_mask: int
-    joker: int
-    broken: bool
-    trick_no: int
-    tricks: tuple[Trick, ...]
-    prev_tricks: tuple[Trick, ...]
-    taken: tuple[int, ...]
-    won: tuple[int, ...]
-    moon_shooter: int
-    pending: tuple[int, ...]
-    winners: tuple[int, ...]
-
-    def _clone(self) -> GameState:
-        # spelled out: about 8 times faster than a loop over __slots__ (the move path's cost)
-        s = object.__new__(GameState)
-        s.rules = self.rules
-        s.t = self.t
-        s.seed = self.seed
-        s.layouts = self.layouts
-        s.hand_no = self.hand_no
-        s.dealer = self.dealer
-        s.scores = self.scores
-        s.history = self.history
-        s.phase = self.phase
-        s.pass_offset = self.pass_offset
-        s.passes = self.passes
-        s.hands = self.hands
-        s.dead = self.dead
-        s.trick_cards = self.trick_cards
-        s.trick_holders = self.trick_holders
-        s.order = self.order
-        s.led_suit = self.led_suit
-        s.lead_face = self.lead_face
-        s.first_lead_mask = self.first_lead_mask
-        s.joker = self.joker
-        s.broken = self.broken
-        s.trick_no = self.trick_no
-        s.tricks = self.tricks
-        s.prev_tricks = self.prev_tricks
-        s.taken = self.taken
-        s.won = self.won
-        s.moon_shooter = self.moon_shooter
-        s.pending = self.pending
-        s.winners = self.winners
-        return s
-
-    # --- read-only helpers -------------------------------------------------------------------
-    @property
-    def players(self) -> int:
-        return self.t.n
-
-    @property
-    def pass_count(self) -> int:
-        return self.t.pass_count
-
-    @property
-    def pass_direction(self) -> str:
-        return direction_name(self.pass_offset, self.t.n)
-
-    @property
-    def turn(self) -> int:
-        """The holder to play next (play phase), else -1."""
-        if self.phase != "play":
-            return -1
-        return self.order[len(self.trick_cards)]
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, GameState):
-            return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in GameState.__slots__ if n != "t")
-
-    def __hash__(self) -> int:
-        return hash((self.seed, self.hand_no, self.hands, self.trick_cards, self.scores))
-
-    def __repr__(self) -> str:
-        return (
-            f"<GameState {self.rules.preset} hand {self.hand_no} {self.phase}"
-            f" trick {self.trick_no} scores {list(self.scores)}>"
-        )
-
+from .scoring import auto_end_due, hand_points, settle_moon
+from .state import (
+    _DIRECTION_OFFSET,
+    GameState,
+    HandResult,
+    Layout,
+    Trick,
+    check_layout,
+)
+from .tables import DARK, LIGHT, Tables, direction_name, tables_for
 
 # --- dealing -------------------------------------------------------------------------------
 
@@ -489,24 +280,6 @@ def _check_seat(s: GameState, seat: int) -> None:
         raise IllegalMove("game_over", "the game is over")
 
 
-def apply(s: GameState, seat: int, move: Move) -> GameState:
-    """Validate ``move`` by ``seat`` and return the new state; ``s`` is never changed."""
-    _check_seat(s, seat)
-    if type(move) is PlayCard:
-        return _apply_play(s, seat, move)
-    if type(move) is PassCards:
-        return _apply_pass(s, seat, move)
-    if type(move) is ChooseDirection:
-        return _apply_direction(s, seat, move)
-    if type(move) is ChooseMoon:
-        return _apply_moon(s, seat, move)
-    if type(move) is Claim:
-        from .claim import apply_claim  # claim searches with this module's rules
-
-        return apply_claim(s, seat)
-    raise IllegalMove("bad_move", f"not a move: {move!r}")
-
-
 def _wrong_phase(s: GameState, what: str) -> IllegalMove:
     now = {
         "direction": "the dealer is choosing the pass direction",
@@ -634,59 +407,6 @@ def _finish_trick(s: GameState) -> None:
         s.order = _dummy_order(winner if winner < 2 else 2, s.joker)
     else:
         s.order = t.orders[winner]
-
-
-def auto_end_due(t: Tables, hands: Sequence[int], won: Sequence[int]) -> bool:
-    """With the ``auto_end`` option, after a trick: no trick left can change a score.  No card
-    that scores (positive or negative) is left in any hand or half dummy, and with the no-trick
-    bonus every player has taken a trick already."""
-    left = 0
-    for m in hands:
-        left |= m
-    if left & (t.pos_mask | t.neg_mask):
-        return False
-    return not (t.rules.no_trick_bonus and t.game == "classic" and not all(won[: t.n]))
-
-
-def hand_points(
-    t: Tables, taken: Sequence[int], won: Sequence[int], in_play: int
-) -> tuple[list[int], list[int], int]:
-    """For a finished hand: positive points and bonuses (zero or negative) per scorer, and the
-    scorer who shot the moon (-1 for none)."""
-    pos_groups = t.pos_groups
-    neg_groups = t.neg_groups
-    points: list[int] = []
-    bonus: list[int] = []
-    for m in taken:
-        points.append(sum(v * (m & g).bit_count() for g, v in pos_groups))
-        bonus.append(sum(v * (m & g).bit_count() for g, v in neg_groups))
-    if t.rules.no_trick_bonus and t.game == "classic":
-        for i in range(t.n):
-            if won[i] == 0:
-                bonus[i] -= 5
-    need = t.pos_mask & in_play
-    shooter = -1
-    for i in range(t.n):  # never the dummy
-        if taken[i] & need == need:
-            shooter = i
-    return points, bonus, shooter
-
-
-def settle_moon(
-    t: Tables, points: Sequence[int], bonus: Sequence[int], shooter: int, choice: str
-) -> list[int]:
-    """A hand's points per scorer once the moon (if any) is applied; ``choice`` is "self" (the
-    shooter subtracts the moon total) or "others" (everyone else adds it)."""
-    if shooter < 0:
-        return [p + q for p, q in zip(points, bonus, strict=True)]
-    total = points[shooter]
-    if t.game == "twentyeight":
-        pts = [0 if i == shooter else 20 for i in range(len(points))]
-    elif choice == "self":
-        pts = [-total if i == shooter else p for i, p in enumerate(points)]
-    else:
-        pts = [0 if i == shooter else p + total for i, p in enumerate(points)]
-    return [p + q for p, q in zip(pts, bonus, strict=True)]
 
 
 def _end_hand(s: GameState) -> None:
@@ -820,9 +540,6 @@ def _apply_moon(s: GameState, seat: int, move: ChooseMoon) -> GameState:
     return n
 
 
-# --- listing legal moves -------------------------------------------------------------------
-
-
 def passable_cards(s: GameState, seat: int) -> int:
     """Mask of the cards ``seat`` may pass now (0 when it has nothing to pass)."""
     if s.phase != "pass" or not 0 <= seat < s.t.n or s.passes[seat]:
@@ -848,59 +565,16 @@ def playable_mask(s: GameState, seat: int) -> int:
     )
 
 
-def legal_moves(s: GameState, seat: int) -> list[Move]:
-    """Exactly the moves ``apply`` accepts from ``seat`` now."""
-    if not 0 <= seat < s.t.n:
-        return []
-    if s.phase == "play":
-        m = playable_mask(s, seat)
-        if s.t.game == "double" and not s.trick_cards:
-            if s.trick_no == 0 and s.first_lead_mask:
-                return [PLAY_FACE[c][DARK] for c in cards_of(m)]
-            return [mv for c in cards_of(m) for mv in PLAY_FACE[c]]
-        out: list[Move] = []
-        while m:
-            low = m & -m
-            out.append(PLAY[low.bit_length() - 1])
-            m ^= low
-        return out
-    if s.phase == "pass":
-        can = passable_cards(s, seat)
-        return [PassCards(frozenset(c)) for c in combinations(cards_of(can), s.t.pass_count)]
-    if s.phase == "direction":
-        if seat != s.dealer:
-            return []
-        names = ["left", "right", "across", "hold"] if s.t.n == 4 else ["left", "right", "hold"]
-        return [ChooseDirection(d) for d in names]
-    if s.phase == "moon":
-        return [ChooseMoon("self"), ChooseMoon("others")] if seat == s.moon_shooter else []
-    return []
-
-
-def replay(
-    rules: Rules, seed: int, moves: Iterable[tuple[int, Move]], layouts: Sequence[Layout] = ()
-) -> GameState:
-    """The state reached by playing ``moves`` from a new game: replays are exact."""
-    s = new_game(rules, seed, layouts)
-    for seat, mv in moves:
-        s = apply(s, seat, mv)
-    return s
-
-
-__all__ = [
-    "CLUBS",
-    "FACES",
-    "GameState",
-    "HandResult",
-    "Layout",
-    "Trick",
-    "apply",
-    "legal_mask",
-    "legal_moves",
-    "new_game",
-    "passable_cards",
-    "playable_mask",
-    "replay",
-    "seats_to_act",
-    "trick_winner",
-]
+def apply_move(s: GameState, seat: int, move: Move) -> GameState:
+    """Validate ``move`` (a pass, a card, a direction or a moon choice) by ``seat`` and return
+    the new state; ``s`` is never changed. Claims go through ``play.apply``."""
+    _check_seat(s, seat)
+    if type(move) is PlayCard:
+        return _apply_play(s, seat, move)
+    if type(move) is PassCards:
+        return _apply_pass(s, seat, move)
+    if type(move) is ChooseDirection:
+        return _apply_direction(s, seat, move)
+    if type(move) is ChooseMoon:
+        return _apply_moon(s, seat, move)
+    raise IllegalMove("bad_move", f"not a move: {move!r}")

@@ -11,14 +11,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from .game import (
-    GameState,
-    _dummy_order,
-    hand_points,
-    legal_mask,
-    next_led_suit,
-    settle_moon,
-)
+from .game import _dummy_order, legal_mask, next_led_suit
+from .scoring import hand_points, settle_moon
+from .state import GameState
 from .tables import DARK, LIGHT, Tables
 
 # a policy picks a card from a non-empty mask of legal cards: (sim, holder, legal) -> card

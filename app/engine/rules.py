@@ -100,6 +100,14 @@ class Rules:
             v = getattr(self, f.name)
             if v != getattr(base, f.name):
                 out[f.name] = _option_json(f.name, v)
+        # a player count change brings its own deck and pass count (make_rules): one the player
+        # chose that equals the preset's value is kept, so that the options build these rules
+        # again (classic with 5 players and a pass of 3, not the 5-player default of 2)
+        if "players" in out:
+            again = make_rules(self.preset, out)
+            for name in ("deck", "pass_count"):
+                if getattr(again, name) != getattr(self, name):
+                    out[name] = _option_json(name, getattr(self, name))
         return out
 
     def to_json(self) -> dict[str, object]:

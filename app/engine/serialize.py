@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypedDict, cast
 
-from .game import GameState, HandResult, Layout, Trick
 from .rules import Rules, rules_from_json
+from .state import GameState, HandResult, Layout, Trick
 from .tables import Tables, tables_for
 from .validate import check_state
 

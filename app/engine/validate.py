@@ -22,17 +22,10 @@ from __future__ import annotations
 
 from .cards import card_str, cards_of
 from .errors import IllegalMove
-from .game import (
-    PHASES,
-    GameState,
-    HandResult,
-    Trick,
-    _game_over,
-    _start_hand,
-    apply,
-    check_layout,
-)
+from .game import _game_over, _start_hand
+from .game import apply_move as apply
 from .moves import ChooseDirection, ChooseMoon, PassCards, PlayCard
+from .state import PHASES, GameState, HandResult, Trick, check_layout
 from .tables import FACES, Tables, direction_name
 
 

@@ -3,14 +3,8 @@
 from __future__ import annotations
 
 from .cards import N_CARDS, card_str, double_card_str
-from .game import (
-    GameState,
-    HandResult,
-    Trick,
-    passable_cards,
-    playable_mask,
-    seats_to_act,
-)
+from .game import passable_cards, playable_mask, seats_to_act
+from .state import GameState, HandResult, Trick
 from .tables import FACES, Tables, direction_name
 
 VIEW_SCHEMA = 1

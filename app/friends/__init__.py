@@ -1,2 +1,2 @@
-"""Friends (issue 14): requests, friendships and blocks in SQL (``store``), presence and
+"""Friends: requests, friendships and blocks in SQL (``store``), presence and
 invitations in Redis (``hub``, ``invites``), the HTTP routes (``api``)."""

@@ -14,13 +14,14 @@ from fastapi import APIRouter, Body, HTTPException, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from app.api.deps import PlayerDep, ServicesDep
 from app.api.limits import limit_address, too_many
 from app.api.strict import StrictRoute
 from app.db.ratelimit import AttemptLimiter
-from app.deps import PlayerDep, Services, ServicesDep
 from app.friends import store
 from app.friends.hub import FriendsHub
 from app.friends.invites import seat_free
+from app.services import Services
 from app.store.keys import limits_prefix
 from app.tables import Actor, TableError
 
@@ -78,6 +79,16 @@ async def _call(fn: Any, *args: Any, **kwargs: Any) -> Any:
 def _changed(services: Services, *player_ids: str) -> None:
     """Tell every instance that these players' lists changed (their lobby sockets reload)."""
     _hub(services).publish({"k": "friends", "p": list(player_ids)})
+
+
+async def _drop_invitations(services: Services, a: str, b: str) -> None:
+    """A block or an unfriending: the invitations between the two go, both ways, and the
+    holders' lobby sockets hear ``invite_gone`` (neither the invitation nor a private
+    table's code stays listed, and it can no longer be accepted)."""
+    dropped = await _hub(services).invites.drop_between(a, b)
+    for holder, ids in dropped.items():
+        for invite_id in ids:
+            _gone(services, holder, invite_id)
 
 
 class RequestIn(BaseModel):
@@ -184,6 +195,8 @@ async def send_request(
         player_id=body.player_id,
     )
     _changed(services, player.id, target.id)
+    if status == "pending":  # a push / e-mail when the player is away (app/notify)
+        await services.notifier.send(target.id, "friend_request", data={"from": player.name})
     return {"status": status, "player": target.to_json()}
 
 
@@ -210,6 +223,7 @@ async def cancel(services: ServicesDep, player: PlayerDep, player_id: PlayerIdPa
 @router.post("/{player_id}/remove", status_code=204)
 async def remove(services: ServicesDep, player: PlayerDep, player_id: PlayerIdPath) -> None:
     await _call(store.remove, services.database, player.id, player_id)
+    await _drop_invitations(services, player.id, player_id)
     _changed(services, player.id, player_id)
 
 
@@ -221,6 +235,7 @@ async def block(
     invite or chat to me (a table refuses their chat line while I sit there), nor see my
     presence."""
     target = await _call(store.block, services.database, player.id, body.player_id)
+    await _drop_invitations(services, player.id, target.id)
     _changed(services, player.id, target.id)
     return {"status": "blocked", "player": target.to_json()}
 
@@ -293,11 +308,17 @@ async def invite(
             "seat": seat,
             "preset": table.preset,
             "private": table.private,
+            "players": len(table.seats),
+            "free": sum(1 for s in table.seats if s.kind == "open"),
             "from": {"id": player.id, "name": player.name},
             "path": path,
         },
     )
     hub.publish({"k": "invite", "to": body.player_id, "m": {"type": "invite", "invite": made}})
+    # The notice names the table but never carries its invitation path (a private table's code)
+    await services.notifier.send(
+        body.player_id, "invitation", table_id=table.id, data={"from": player.name}
+    )
     return {"invite": {k: v for k, v in made.items() if k != "path"}}
 
 
@@ -322,6 +343,11 @@ async def accept_invite(
     found = await hub.invites.get(player.id, invite_id)
     if found is None:
         _fail(404, "no_invite", "there is no such invitation (it may have expired)")
+    if not await hub.from_friends(player.id, [found]):
+        # unfriended or blocked since it was sent (checked now, not when it was stored)
+        await hub.invites.drop(player.id, invite_id)
+        _gone(services, player.id, invite_id)
+        _fail(410, "invite_withdrawn", "you are no longer friends with who invited you")
     table = await _read_table(services, str(found["table_id"]))
     seat = int(found["seat"])
     if not seat_free(table, seat):

@@ -1,4 +1,4 @@
-"""Presence and friend events across instances (issue 14).
+"""Presence and friend events across instances.
 
 Presence lives in Redis, one hash per player, ``{<namespace>:presence}:<player id>``: a field
 per instance holding that player's sockets (its state there and when it was written), the
@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -32,6 +32,7 @@ from starlette.concurrency import run_in_threadpool
 from app.db.database import Database
 from app.friends import invites as invites_module
 from app.friends import store
+from app.stopping import STOP_SECONDS, cancel_until_done
 from app.store import STORE_DOWN, keys
 
 log = logging.getLogger(__name__)
@@ -153,9 +154,7 @@ class FriendsHub:
 
     async def stop(self) -> None:
         if self._loop_task is not None:
-            self._loop_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._loop_task
+            await cancel_until_done(self._loop_task, STOP_SECONDS, "the presence heartbeat")
         with contextlib.suppress(Exception):
             pipe = self.redis.pipeline(transaction=False)
             for player_id in self.local:
@@ -413,6 +412,14 @@ class FriendsHub:
     def publish(self, message: dict[str, Any]) -> None:
         self._spawn(self.redis.publish(self.channel, orjson.dumps(message)))
 
+    def games_changed(self, player_ids: Collection[str], table_id: str) -> None:
+        """Tell these players' lobby sockets, on every instance, that a game of theirs changed
+        (its turn, its end): the page's My games reads its list again at once instead of at
+        its next poll. Names only the table, which each of them sits at."""
+        to = sorted(set(player_ids))
+        if to:
+            self.publish({"k": "games", "to": to, "t": table_id})
+
     def on_message(self, _channel: str, data: bytes) -> None:
         try:
             msg = orjson.loads(data)
@@ -431,6 +438,10 @@ class FriendsHub:
             if player_id in self.local:
                 self.local[player_id].hidden = bool(msg.get("hidden"))
                 self._announce(player_id)
+        elif kind == "games":
+            body = orjson.dumps({"type": "games", "table_id": str(msg.get("t"))})
+            for player_id in msg.get("to") or ():
+                self._send_to(str(player_id), body)
         elif kind in ("invite", "invite_gone"):
             if kind == "invite":
                 self.invited.add(str(msg.get("to")))
@@ -526,10 +537,20 @@ class FriendsHub:
             return False
         return invites_module.seat_free(table, int(invite["seat"]))
 
+    async def from_friends(self, player_id: str, waiting: list[dict[str, Any]]) -> set[str]:
+        """The ids of ``waiting`` (``player_id``'s invitations) whose sender is still their
+        friend, read now: a block or an unfriending since the invitation was sent ends it."""
+        if not waiting:
+            return set()
+        friends = await run_in_threadpool(store.friend_ids, self.database, player_id)
+        return {str(i["id"]) for i in waiting if invites_module.sender_of(i) in friends}
+
     async def valid_invites(self, player_id: str) -> list[dict[str, Any]]:
         out = []
-        for invite in await self.invites.of(player_id):
-            if await self.invite_still_valid(invite):
+        waiting = await self.invites.of(player_id)
+        kept = await self.from_friends(player_id, waiting)
+        for invite in waiting:
+            if invite["id"] in kept and await self.invite_still_valid(invite):
                 out.append(invite)
             else:
                 await self.invites.drop(player_id, str(invite["id"]))
@@ -546,8 +567,9 @@ class FriendsHub:
             waiting = await self.invites.of(player_id)
             if not waiting:
                 self.invited.discard(player_id)
+            kept = await self.from_friends(player_id, waiting)
             for invite in waiting:
-                if not await self.invite_still_valid(invite):
+                if invite["id"] not in kept or not await self.invite_still_valid(invite):
                     await self.invites.drop(player_id, str(invite["id"]))
                     self._send_to(
                         player_id,

@@ -2,8 +2,10 @@
 player's waiting invitations (id -> JSON), kept ``INVITE_TTL_SECONDS`` after the last one.
 
 An invitation is shown while its seat is free and its table has not started
-(``seat_free``); the instances holding the invitee's lobby sockets check that every few
-seconds (app.friends.hub) and say ``invite_gone`` when it no longer holds.
+(``seat_free``), and while the two players are still friends (a block or an unfriending drops
+the invitations between them at once, both ways, and the friendship is checked again whenever
+an invitation is listed or accepted); the instances holding the invitee's lobby sockets check
+that every few seconds (app.friends.hub) and say ``invite_gone`` when it no longer holds.
 """
 
 from __future__ import annotations
@@ -72,3 +74,19 @@ class Invitations:
 
     async def drop(self, player_id: str, invite_id: str) -> bool:
         return bool(await self.redis.hdel(invites_key(self.namespace, player_id), invite_id))
+
+    async def drop_between(self, a: str, b: str) -> dict[str, list[str]]:
+        """Drop every invitation from ``a`` to ``b`` and from ``b`` to ``a`` (a block or an
+        unfriending): the ids dropped, by the player who held them."""
+        dropped: dict[str, list[str]] = {}
+        for holder, sender in ((a, b), (b, a)):
+            for invite in await self.of(holder):
+                if sender_of(invite) == sender and await self.drop(holder, str(invite["id"])):
+                    dropped.setdefault(holder, []).append(str(invite["id"]))
+        return dropped
+
+
+def sender_of(invite: dict[str, Any]) -> str | None:
+    """The id of the player who sent ``invite``."""
+    sender = invite.get("from")
+    return str(sender["id"]) if isinstance(sender, dict) and "id" in sender else None

@@ -50,6 +50,13 @@ REVIEW_NICE = 10  # the review workers' niceness, above the server's and its bot
 PROGRESS_EVERY = 0.2
 # A progress change smaller than this is stored but not published.
 PUBLISH_STEP = 0.01
+# A review's CPU cap is its seat's decisions times HEARTS_REVIEW_CPU_SECONDS_PER_DECISION, and
+# never under this (the deal's setup, a game of few decisions).
+CPU_FLOOR_SECONDS = 10.0
+
+
+class ReviewTooLong(Exception):
+    """The review used its CPU cap: it stops, and the job fails."""
 
 
 def _init_worker(parent: int) -> None:
@@ -94,16 +101,27 @@ def load_record(database: Database, game_id: int) -> dict[str, Any] | None:
     }
 
 
+def decisions_of(record: dict[str, Any], seat: int) -> int:
+    """The moves ``seat`` made in the game (what its review goes through)."""
+    return sum(1 for move in record.get("moves") or [] if move and move[0] == seat)
+
+
 def compute_review(
     record: dict[str, Any], seat: int, budget: int, progress_path: str | None
 ) -> dict[str, Any]:
     """The review of ``seat`` (``app.review.review_seat``), in a worker; progress goes to
-    ``progress_path`` as a fraction."""
+    ``progress_path`` as a fraction. Past ``record["cpu_cap_seconds"]`` of this thread's CPU
+    (when given), ``ReviewTooLong`` at the next decision."""
     from app.review import ReviewBudget, review_seat
 
     last = [0.0]
+    cap = record.get("cpu_cap_seconds")
+    started = time.thread_time()
 
     def progress(fraction: float) -> None:
+        used = time.thread_time() - started
+        if isinstance(cap, int | float) and used > cap:
+            raise ReviewTooLong(f"the review used its CPU cap ({cap:.0f} s for this game)")
         now = time.monotonic()
         if progress_path is None or (now - last[0] < PROGRESS_EVERY and fraction < 1.0):
             return
@@ -132,6 +150,7 @@ class ReviewRunner:
         workers: int = 1,
         lease_seconds: float = 30.0,
         poll_seconds: float = 2.0,
+        cpu_seconds_per_decision: float | None = None,
         compute: Compute = compute_review,
     ) -> None:
         self.database = database
@@ -143,6 +162,7 @@ class ReviewRunner:
         self.poll_seconds = poll_seconds
         # The computation (a picklable top-level function); a test may give its own.
         self.compute = compute
+        self.cpu_seconds_per_decision = cpu_seconds_per_decision  # None: no cap
         # Progress is read (and published) every beat; the lease renewed, with the progress
         # stored, every renew_seconds.
         self.beat_seconds = PROGRESS_EVERY
@@ -151,6 +171,11 @@ class ReviewRunner:
         self._executor: Executor | None = None
         self._wake = asyncio.Event()
         self._folder = Path(tempfile.mkdtemp(prefix="hearts-review-"))
+
+    def cpu_cap(self, record: dict[str, Any], seat: int) -> float:
+        """The CPU seconds the review of ``seat`` may take: scaled to the game's length."""
+        per_decision = self.cpu_seconds_per_decision or 0.0
+        return max(CPU_FLOOR_SECONDS, per_decision * decisions_of(record, seat))
 
     def wake(self) -> None:
         """Look for jobs now (a job was just asked for on this instance)."""
@@ -251,6 +276,8 @@ class ReviewRunner:
         record = await asyncio.to_thread(load_record, self.database, game_id)
         if record is None:  # the game was deleted meanwhile (the row goes with it)
             return False
+        if self.cpu_seconds_per_decision is not None:
+            record["cpu_cap_seconds"] = self.cpu_cap(record, seat)
         path = str(self._folder / f"{game_id}-{seat}-{uuid.uuid4().hex[:6]}")
         loop = asyncio.get_running_loop()
         try:

@@ -21,13 +21,16 @@ from app import logs
 from app.api.client import address_group, client_address
 from app.api.security import SESSION_COOKIE
 from app.db.players import PlayerInfo
-from app.deps import Services, SessionSocket
+from app.identity import SessionSocket
 from app.metrics import Metrics
 from app.realtime import messages as m
+from app.realtime import socket_input
 from app.realtime.hub import Connection
 from app.realtime.limits import CLOSE_POLICY, CLOSE_TOO_MANY, LimitExceeded, Ticket
-from app.realtime.lobby import LobbyError, parse_lobby_message
+from app.realtime.lobby import parse_lobby_message
+from app.realtime.lobby_index import LobbyError
 from app.realtime.wire import wire_of
+from app.services import Services
 from app.store import RETRY_AFTER_SECONDS, STORE_DOWN
 from app.tables import Actor, TableError
 
@@ -114,6 +117,12 @@ async def _table_socket(ws: WebSocket, table_id: str) -> None:
     if services.hubs.closing:
         await _close(ws, m.error("restarting", "this server is restarting"), CLOSE_SERVICE_RESTART)
         return
+    try:
+        socket_input.check_text(ws)
+        socket_input.table_id(table_id)
+    except socket_input.BadSocketInput as exc:
+        await _close(ws, m.error(exc.code, exc.message), CLOSE_PROTOCOL, exc.code)
+        return
     logs.bind(table_id=table_id)
     # 1. hello: who is this, and what have they seen?
     try:
@@ -183,6 +192,12 @@ async def _table_socket(ws: WebSocket, table_id: str) -> None:
             ws, m.error("forbidden", "this table is private: you need its invite"), CLOSE_FORBIDDEN
         )
         return
+    if table.compete and not seated:
+        # A competition's table has no spectators (app.tables.seats.no_compete).
+        await _close(
+            ws, m.error("compete_table", "a competition's table has no spectators"), CLOSE_FORBIDDEN
+        )
+        return
 
     # Limits per player and address (open sockets, new sockets a minute), then per table.
     limits = services.hubs.limits
@@ -247,7 +262,11 @@ async def _table_socket(ws: WebSocket, table_id: str) -> None:
         # a newcomer at once and then batched (TableHub.note_spectators).
         hub.note_spectators(counted.viewers, counted.seq)
         conn.send(hub.spectators_message())
-        actor = Actor(player.id, player.name) if player is not None else None
+        actor = (
+            Actor(player.id, player.name, address_group(client_address(ws)))
+            if player is not None
+            else None
+        )
         await _serve(ws, services, table_id, conn, actor, ticket)
     except TableError as exc:
         conn.send(m.error(exc.code, exc.message))
@@ -414,11 +433,21 @@ async def _dispatch(
             result = await tables.chat(table_id, actor, text, command_id=cid)
         elif msg.type == "back":
             result = await tables.back(table_id, actor, command_id=cid)
+        elif msg.type == "hint":  # answered to this socket only (app.tables.hints)
+            answer = await tables.hint(table_id, actor)
+            metrics.command(msg.type, "ok")
+            conn.send(orjson.dumps({"type": "hint", "id": msg.id, "hint": answer}))
+            return
+        elif msg.type == "give_time":  # the host, at a turn-based table (bad_extra_time, ...)
+            seconds = data["seconds"]
+            result = await tables.give_time(table_id, actor, data["seat"], seconds, command_id=cid)
         else:  # pragma: no cover - parse_client knows every type
             raise TableError("unknown_type", msg.type)
     except TableError as exc:
         metrics.refused(msg.type, exc.code)
-        conn.send(m.error(exc.code, exc.message, msg.id))
+        # a ban from rated tables says when it ends (app.tables.rated.RatedBanned)
+        retry = getattr(exc, "retry_after", None)
+        conn.send(m.error(exc.code, exc.message, msg.id, retry_after=retry))
         return
     except STORE_DOWN:
         metrics.refused(msg.type, "store_unavailable")
@@ -444,18 +473,22 @@ async def _lobby_socket(ws: WebSocket) -> None:
     """The live lobby: a first page for the filter in the query string (``variant``,
     ``free_seats``, ``limit``; all tables and the default page size without), then the
     changes to what this socket shows. ``subscribe`` changes the filter, ``more`` follows
-    the next page too. docs/protocol.md."""
+    the next page too. ``tables=0``: the friend messages alone, no table list (the banner of
+    invitations and requests on a page other than the lobby; ``subscribe``/``more`` are then
+    refused with ``no_tables``). docs/protocol.md."""
     services = _services(ws)
     settings = services.settings
     await ws.accept()
     lobby = services.hubs.lobby
     query = ws.query_params
     try:
+        socket_input.check_text(ws)
         view_filter, limit = lobby.parse_query(
-            query.get("variant"), query.get("free_seats"), query.get("limit")
+            query.get("variant"), query.get("free_seats"), query.get("limit"), query.get("pace")
         )
-    except LobbyError as exc:
-        await _close(ws, m.error(exc.code, exc.message), CLOSE_PROTOCOL)
+        with_tables = _tables_query(query.get("tables"))
+    except (LobbyError, socket_input.BadSocketInput) as exc:
+        await _close(ws, m.error(exc.code, exc.message), CLOSE_PROTOCOL, exc.code)
         return
     limits = services.hubs.limits  # lobby sockets count per address (app/realtime/limits.py)
     try:
@@ -468,7 +501,8 @@ async def _lobby_socket(ws: WebSocket) -> None:
     friends = services.friends
     signed: SessionSocket | None = None
     try:
-        await lobby.join(conn, view_filter, limit)
+        if with_tables:
+            await lobby.join(conn, view_filter, limit)
         # Signed in by the page's cookie: friends, presence, invitations (app/friends).
         signed = await _lobby_sign_in(
             services, conn, ws.cookies.get(SESSION_COOKIE), explicit=False
@@ -493,9 +527,14 @@ async def _lobby_socket(ws: WebSocket) -> None:
                 data = parse_lobby_message(raw, max_bytes)
                 if data["type"] == "ping":
                     conn.send(orjson.dumps({"type": "pong", "t": data.get("t")}))
+                elif data["type"] in ("subscribe", "more") and not with_tables:
+                    raise LobbyError("no_tables", "this socket was opened with tables=0")
                 elif data["type"] == "subscribe":
                     view_filter, limit = lobby.parse_query(
-                        data.get("variant"), data.get("free_seats"), data.get("limit")
+                        data.get("variant"),
+                        data.get("free_seats"),
+                        data.get("limit"),
+                        data.get("pace"),
                     )
                     lobby.subscribe(conn, view_filter, limit)
                 elif data["type"] == "more":
@@ -524,6 +563,15 @@ async def _lobby_socket(ws: WebSocket) -> None:
         await limits.release(ticket)
         if limits.should_close(ticket):
             await _refuse(ws, _policy_error())
+
+
+def _tables_query(value: str | None) -> bool:
+    """The lobby socket's ``tables`` query: absent or ``1`` (the table list), ``0`` (none)."""
+    if value is None or value == "1":
+        return True
+    if value == "0":
+        return False
+    raise LobbyError("bad_tables", "tables must be 0 or 1")
 
 
 async def _lobby_sign_in(

@@ -17,15 +17,14 @@ from typing import Any
 
 import orjson
 
-from app import engine
-from app.engine.view import private_view
 from app.realtime.limits import Limits
 from app.realtime.lobby import LobbyHub
+from app.realtime.state_messages import StateMessages, commit_time, time_of
 from app.realtime.wire import closing, text_frame, writable
+from app.stopping import STOP_SECONDS, cancel_until_done
 from app.store import Fanout, TableStore, keys
 from app.store.errors import STORE_DOWN
 from app.tables import TableError, TableService
-from app.tables.model import Table
 
 log = logging.getLogger(__name__)
 
@@ -164,9 +163,7 @@ class Connection:
         if self._writer is not None:
             with contextlib.suppress(asyncio.QueueFull):
                 self.queue.put_nowait(None)
-            self._writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._writer
+            await cancel_until_done(self._writer, STOP_SECONDS, "a socket's writer")
 
 
 class _Suspended:
@@ -195,88 +192,6 @@ class _Suspended:
             coro.close()
 
 
-class StateMessages:
-    """The state messages of one table version: the common part of the views is built and
-    encoded once (``engine.view(state, None)``), then what each seat that has a socket here sees
-    beyond it (``private_view``), and each distinct message is encoded once, whatever the
-    number of sockets that get it."""
-
-    SHEET_KEYS = ("history", "previous_tricks")
-
-    def __init__(
-        self,
-        table: Table,
-        state: Any,
-        events: tuple[int, list[Any]] | None,
-        now_ms: float,
-    ) -> None:
-        self.state = state
-        self.head = b"".join(
-            (
-                b'{"type":"state","table_id":',
-                orjson.dumps(table.id),
-                b',"version":',
-                str(table.version).encode(),
-                b',"server_ms":',
-                str(int(now_ms)).encode(),
-                b',"seat":',
-            )
-        )
-        self.table_json = orjson.dumps(table.public_json())
-        self.events_json = orjson.dumps(events[1]) if events else b"[]"
-        self.hands = len(state.history) if state is not None else 0
-        # Between hands (table.pause_until_ms) nobody may act: no seat is offered a move.
-        self.paused = table.pause_until_ms is not None
-        self._common: dict[bool, bytes] = {}
-        self._view_json: dict[tuple[int | None, bool], bytes] = {}
-        self._messages: dict[tuple[int | None, bool, bool, bool], bytes] = {}
-
-    def _view(self, seat: int | None, sheet: bool) -> bytes:
-        if self.state is None:
-            return b"null"
-        key = (seat, sheet)
-        encoded = self._view_json.get(key)
-        if encoded is None:
-            # The common part is encoded once (without "seat" and its closing brace); a view
-            # is that, then the spectator's "seat":null or the keys only its seat sees.
-            common = self._common.get(sheet)
-            if common is None:
-                public = engine.view(self.state, None, sheet)
-                del public["seat"]
-                common = self._common[sheet] = orjson.dumps(public)[:-1]
-            if seat is None:
-                encoded = common + b',"seat":null}'
-            else:
-                private = private_view(self.state, seat)
-                if self.paused:
-                    private["legal"] = None
-                encoded = common + b"," + orjson.dumps(private)[1:]
-            self._view_json[key] = encoded
-        return encoded
-
-    def for_socket(self, conn: Connection, seat: int | None, with_events: bool) -> bytes:
-        """The message for one socket (and, for a compact one, note what it now has)."""
-        sheet = not conn.compact or conn.sheet_hands != self.hands
-        with_table = not conn.compact or conn.table_json != self.table_json
-        key = (seat, sheet, with_table, with_events)
-        msg = self._messages.get(key)
-        if msg is None:
-            parts = [self.head, b"null" if seat is None else str(seat).encode()]
-            if with_table:
-                parts += (b',"table":', self.table_json)
-            parts += (b',"view":', self._view(seat, sheet))
-            if with_events:
-                parts += (b',"events":', self.events_json)
-            parts.append(b"}")
-            msg = self._messages[key] = b"".join(parts)
-        if conn.compact:
-            if sheet and self.state is not None:
-                conn.sheet_hands = self.hands
-            if with_table:
-                conn.table_json = self.table_json
-        return msg
-
-
 class _Join:
     """A socket joining: handled in the hub's own queue, so it is ordered with notices."""
 
@@ -296,6 +211,12 @@ class TableHub:
         # channel; a change this instance committed is also queued at once (no wait for the
         # channel), but only when it is the very next version, so the order always holds.
         self.note_version = 0
+        # When the newest notice's change was committed (its "t", ms). A notice of a version
+        # seen already but committed later than that means the table went back (Redis lost
+        # its last writes, a failover to a replica behind, a restored backup): its sockets
+        # are resynced, whatever made it go back (``went_back``).
+        self.note_t = -math.inf
+        self._went_back = False  # a resync for a table that went back is queued
         self._notes: asyncio.Queue[dict[str, Any] | _Join] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         # A notice whose table could not be read (Redis down, a failover under way) is read
@@ -353,8 +274,10 @@ class TableHub:
             if resync or (last is not None and last > table.version):
                 msg = msg[:-1] + b',"resync":true}'
             conn.send(msg)
+        # Only this socket saw that version: the hub's ``state_version`` (what every socket
+        # was sent) stays, or a change committed before this join read the table, whose notice
+        # is still queued, would reach none of the other sockets.
         conn.state_version = table.version
-        self.state_version = max(self.state_version, table.version)
         self.conns.add(conn)
 
     def on_message(self, _channel: str, data: bytes) -> None:
@@ -370,6 +293,7 @@ class TableHub:
         if data.startswith(b'{"v":'):
             end = data.find(b",", 5)
             if 5 < end < 25 and data[5:end].isdigit() and int(data[5:end]) <= self.note_version:
+                self._seen_again(commit_time(data))
                 return
         try:
             note = orjson.loads(data)
@@ -379,7 +303,26 @@ class TableHub:
             return
         if version > self.note_version:  # else this instance queued it already
             self.note_version = version
+            self.note_t = max(self.note_t, time_of(note))
             self._notes.put_nowait(note)
+        else:
+            self._seen_again(time_of(note))
+
+    def _seen_again(self, committed_ms: float) -> None:
+        """A notice of a version this hub has queued already: the same change again (this
+        instance's own commit coming back from the channel), unless it was committed after
+        the newest notice, when the table went back."""
+        if committed_ms > self.note_t:
+            self.note_t = committed_ms
+            self.went_back()
+
+    def went_back(self) -> None:
+        """The table's version went back: read it afresh, and every socket that saw more
+        gets the state Redis holds, marked ``resync`` (once, however many notices say so)."""
+        if not self._went_back:
+            self._went_back = True
+            log.warning("hub %s: the table's version went back; resyncing", self.table_id)
+            self.resync()
 
     def resync(self) -> None:
         """Read the table afresh and send each socket the newer state, if any (after the
@@ -391,7 +334,10 @@ class TableHub:
         version = int(note["v"])
         if version == self.note_version + 1:
             self.note_version = version
+            self.note_t = max(self.note_t, time_of(note))
             self._notes.put_nowait(note)
+        elif version <= self.note_version:
+            self._seen_again(time_of(note))
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"hub:{self.table_id}")
@@ -433,13 +379,9 @@ class TableHub:
             self._spectators_task.cancel()
         if self._task is not None:
             # A cancellation can be swallowed by a library the task was awaiting (seen with
-            # the Redis clients under load): the task then waits for its next note forever.
-            # Cancel again until it is done, so closing the last socket never hangs.
-            while not self._task.done():
-                self._task.cancel()
-                await asyncio.wait({self._task}, timeout=1)
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                self._task.result()
+            # the Redis clients under load): cancelled until done, within a bound, so closing
+            # the last socket never hangs (app/stopping.py).
+            await cancel_until_done(self._task, STOP_SECONDS, f"table {self.table_id}'s hub")
 
     async def _run(self) -> None:
         while True:
@@ -491,6 +433,7 @@ class TableHub:
         behind what was announced (a crash lost its last writes), start again from what it
         holds: its next changes reuse those version numbers, and each socket that saw more
         gets a full state marked ``resync`` (the page takes it over its newer one)."""
+        self._went_back = False
         self.hubs.service.forget(self.table_id)
         table, state = await self.hubs.service.read(self.table_id)
         if table.version < max(self.note_version, self.state_version):

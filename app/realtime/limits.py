@@ -1,6 +1,6 @@
 """Limits on sockets and messages, per player and per address, for every WebSocket endpoint.
 
-What is counted where (docs/protocol.md, README "Limits and fair play"):
+What is counted where (docs/protocol.md, docs/limits.md "Limits and fair play"):
 
 - Open sockets per player, per address and per table: in Redis, across instances (a player's
   tabs may reach several instances behind a load balancer), with leases an instance renews
@@ -19,7 +19,6 @@ What is counted where (docs/protocol.md, README "Limits and fair play"):
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import time
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 import redis.asyncio as aioredis
 
 from app.settings import Settings
+from app.stopping import STOP_SECONDS, cancel_until_done
 from app.store import keys
 from app.store.sockets import SocketCounts, address_sockets_key, player_sockets_key
 
@@ -275,6 +275,4 @@ class Limits:
 
     async def stop(self) -> None:
         if self._renewer is not None:
-            self._renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._renewer
+            await cancel_until_done(self._renewer, STOP_SECONDS, "the socket counts' renewer")

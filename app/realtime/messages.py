@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "rematch": ("id",),
     "chat": ("id", "text"),
     "back": ("id",),
+    "give_time": ("id", "seat", "seconds"),
+    "hint": ("id",),
 }
 CLIENT_TYPES = ("hello", "ping", "resync", *COMMANDS)
 

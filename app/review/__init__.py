@@ -1,4 +1,4 @@
-"""Game review (issue 16): the Expert's evaluation of one seat's decisions in a finished game.
+"""Game review: the Expert's evaluation of one seat's decisions in a finished game.
 
 Pure: no I/O, no clock but the budget's safety caps, no global random.  The job that runs it, stores
 it and shows it (worker, SQL, API, page) lives elsewhere and calls one function::
@@ -37,6 +37,8 @@ The returned dict (JSON-ready; the shape is stable)::
       "hands": [
         {"hand": 0,             # hand number in the game (0-based)
          "loss": 1.1, "accuracy": 90.0,           # accuracy None: no decision in the hand
+         "capped": false,       # true: the losses summed to more than one hand can cost the
+                                # seat (``hand_cost``: 26 in classic) and were scaled down to it
          "decisions": [
            {"index": 17,        # position of the move in the game's move list
             "kind": "play",     # or "pass"
@@ -44,10 +46,13 @@ The returned dict (JSON-ready; the shape is stable)::
             "made": {"type": "play", "card": "QS"},   # engine move JSON, as recorded
             "best": {"type": "play", "card": "2S"},   # the evaluation's best move
             "expected_made": 6.4, "expected_best": 2.1,  # expected hand points of the seat
-            "loss": 4.3,        # expected_made - expected_best, >= 0 (0 when made is best)
+            "loss": 4.3,        # expected_made - expected_best, >= 0 (0 when made is best);
+                                # the evaluation's difference, calibrated (calibration.py)
             "mark": "blunder",  # None, "inaccuracy", "mistake" or "blunder"
             "exact": false,     # true: every sampled deal was solved exactly (endgame search)
             "deals": 412,       # sampled deals the best move was evaluated on
+            "moon": false,      # true: a play that took points on the way to the seat's own
+                                # successful moon (never charged a loss)
             "options": [{"move": {...}, "expected": 2.1}, ...]}  # best first; a pass lists
                                 # the best few candidate passes and the one made
          ]}

@@ -7,6 +7,8 @@ thresholds and the accuracy.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -18,6 +20,8 @@ from app.bots.expert import Evaluation, evaluate_pass, evaluate_play
 from app.bots.knowledge import Knowledge
 from app.bots.players import Budget, pass_json, play_json
 from app.bots.standard import CARD_BITS, FACE_SHIFT
+
+from .calibration import calibrated, hand_cost
 
 # a decision's loss (expected points above the best move's) from which it is marked
 THRESHOLDS: dict[str, float] = {"inaccuracy": 0.5, "mistake": 1.5, "blunder": 4.0}
@@ -34,14 +38,15 @@ class ReviewBudget:
     """How much search a review spends.
 
     ``play_units`` / ``pass_units``: work per decision in the Expert's units (one unit is one
-    full-hand rollout; the Expert plays at 4,000 and passes at 12,000, its defaults); ``seed``:
+    full-hand rollout; two fifths of what the Expert plays (4,000) and passes (12,000) with: the
+    calibration, ``calibration.py``, is fitted at these defaults); ``seed``:
     the review's random numbers (with the decision's index); ``cap_ms``: wall-clock safety cap
     of one decision; ``time_cap_s``: of the whole review (None: none); past it the remaining
     decisions get the minimum search (16 deals).  A cap that cuts a search makes the review no
     longer exact to reproduce; the output says so (``"cut": true``)."""
 
-    play_units: int = 4000
-    pass_units: int = 12000
+    play_units: int = 1600
+    pass_units: int = 4800
     seed: int = 0
     cap_ms: float = 30_000.0
     time_cap_s: float | None = None
@@ -50,12 +55,17 @@ class ReviewBudget:
 @dataclass(frozen=True)
 class Decision:
     """One move of the reviewed seat: its index in the game's move list, the hand number, the
-    seat's view just before it (``app.engine.view``) and the move made (engine move JSON)."""
+    seat's view just before it (``app.engine.view``) and the move made (engine move JSON).
+
+    ``moon``: a play in a hand the seat went on to shoot the moon in, whose trick carried points
+    (so the seat took them on the way to the moon); known once the hand is over, as every
+    player sees it."""
 
     index: int
     hand: int
     view: Mapping[str, Any]
     made: Mapping[str, Any]
+    moon: bool = False
 
 
 def mark_of(loss: float) -> str | None:
@@ -82,6 +92,7 @@ def decisions_of(
     """Replay ``moves`` from ``state``; the seat's passes and plays with its view before each,
     and the number of hands the game went through (the last one possibly unfinished)."""
     out: list[Decision] = []
+    tricks: list[int | None] = []  # per decision: the trick number of a play
     for number, entry in enumerate(moves):
         who, move_json = int(entry[0]), entry[1]
         try:
@@ -89,11 +100,33 @@ def decisions_of(
             if who == seat and isinstance(move, (engine.PassCards, engine.PlayCard)):
                 view = engine.view(state, seat)
                 out.append(Decision(number, state.hand_no, view, engine.move_to_json(move)))
+                tricks.append(state.trick_no if isinstance(move, engine.PlayCard) else None)
+            closed = len(state.history)
             state = engine.apply(state, who, move)
+            if len(state.history) > closed:
+                _mark_moon(state, seat, out, tricks)
         except (engine.EngineError, ValueError, TypeError, KeyError) as error:
             raise ReviewError(f"move {number} ({move_json!r} by seat {who}): {error}") from error
     hands = len(state.history) + (0 if state.phase == "over" else 1)
     return out, hands
+
+
+def _mark_moon(
+    state: engine.GameState, seat: int, out: list[Decision], tricks: list[int | None]
+) -> None:
+    """After a hand closed: if the seat shot the moon in it, flag its plays into tricks that
+    carried points (``Decision.moon``)."""
+    result = state.history[-1]
+    t = state.t
+    if result.moon < 0 or result.moon != t.scorer_of[seat]:
+        return
+    played = state.prev_tricks
+    for i, dec in enumerate(out):
+        number = tricks[i]
+        if dec.hand != result.hand_no or number is None or number >= len(played):
+            continue
+        if any(t.pos_value[c] > 0 for c in played[number].cards):
+            out[i] = dataclasses.replace(dec, moon=True)
 
 
 def review_seat(
@@ -158,24 +191,22 @@ def review_views(
     for done, dec in enumerate(decisions, 1):
         over = budget.time_cap_s is not None and time.perf_counter() - started > budget.time_cap_s
         cut = cut or over
-        rng = random.Random(f"review:{budget.seed}:{seat}:{dec.index}")
-        made = dict(dec.made)
-        if made.get("type") == "pass":
-            units = 0 if over else budget.pass_units
-            entry = _review_pass(rules, dec, rng, units, budget.cap_ms)
-        else:
-            units = 0 if over else budget.play_units
-            entry = _review_play(rules, dec, rng, units, budget.cap_ms)
-        if entry is not None:
-            cut = cut or bool(entry.pop("_cut"))
+        rng = decision_rng(budget.seed, seat, dec)
+        pass_ = dec.made.get("type") == "pass"
+        units = 0 if over else (budget.pass_units if pass_ else budget.play_units)
+        raw = evaluate_decision(rules, dec, rng, units, budget.cap_ms)
+        if raw is not None:
+            cut = cut or raw.cut
             while dec.hand >= len(per_hand):
                 per_hand.append([])
-            per_hand[dec.hand].append(entry)
+            per_hand[dec.hand].append(_entry(dec, rules.preset, raw))
         if progress is not None and done < total:
             progress(done / total)
     out_hands = []
     all_losses: list[float] = []
+    cost = hand_cost(rules)
     for number, entries in enumerate(per_hand):
+        capped = cap_hand(entries, cost)
         losses = [e["loss"] for e in entries]
         all_losses.extend(losses)
         out_hands.append(
@@ -183,6 +214,7 @@ def review_views(
                 "hand": number,
                 "loss": round(sum(losses), 2),
                 "accuracy": _accuracy(losses),
+                "capped": capped,
                 "decisions": entries,
             }
         )
@@ -220,47 +252,102 @@ def _accuracy(losses: Sequence[float]) -> float | None:
     return round(100.0 * good / len(losses), 1)
 
 
-def _entry(
-    dec: Decision,
-    kind: str,
-    trick: int | None,
-    options: list[tuple[dict[str, object], float]],
-    made_j: int,
-    best_j: int,
-    exact: bool,
-    deals: int,
-    listed: list[int],
-    cut: bool,
-) -> dict[str, Any]:
-    best_e = options[best_j][1]
-    made_e = max(options[made_j][1], best_e)
-    loss = 0.0 if made_j == best_j else round(made_e - best_e, 2)
+def _entry(dec: Decision, preset: str, raw: Raw) -> dict[str, Any]:
+    """A decision's review entry: every option's expected points are the best move's plus its
+    calibrated loss (:func:`calibrated`), so the loss shown is ``expected_made - expected_best``;
+    a play on the way to the seat's own moon (``Decision.moon``) loses nothing."""
+    options = raw.options
+    best_e = options[raw.best][1]
+
+    def shown(j: int) -> float:
+        if j == raw.best or (j == raw.made and dec.moon):
+            return best_e
+        return best_e + calibrated(preset, options[j][1] - best_e)
+
+    made_e = shown(raw.made)
+    loss = round(made_e - best_e, 2)
     return {
         "index": dec.index,
-        "kind": kind,
-        "trick": trick,
+        "kind": raw.kind,
+        "trick": raw.trick,
         "made": dict(dec.made),
-        "best": options[best_j][0],
+        "best": options[raw.best][0],
         "expected_made": round(made_e, 2),
         "expected_best": round(best_e, 2),
         "loss": loss,
         "mark": mark_of(loss),
-        "exact": exact,
-        "deals": deals,
-        "options": [
-            {"move": options[j][0], "expected": round(max(options[j][1], best_e), 2)}
-            for j in listed
-        ],
-        "_cut": cut,
+        "exact": raw.exact,
+        "deals": raw.deals,
+        "moon": dec.moon,
+        "options": [{"move": options[j][0], "expected": round(shown(j), 2)} for j in raw.listed],
     }
 
 
-def _review_play(
+def cap_hand(entries: list[dict[str, Any]], cost: float) -> bool:
+    """Scale a hand's losses down (in place) so that they sum to at most ``cost``, the most the
+    hand could cost the seat (:func:`hand_cost`); marks and the made move's expected points
+    follow.  Whether it had to."""
+    total = sum(e["loss"] for e in entries)
+    if total <= cost:
+        return False
+    scale = cost / total
+    for e in entries:
+        if not e["loss"]:
+            continue
+        loss = math.floor(e["loss"] * scale * 100) / 100
+        made = round(e["expected_best"] + loss, 2)
+        for o in e["options"]:
+            if o["move"] == e["made"]:
+                o["expected"] = made
+        e.update(loss=loss, mark=mark_of(loss), expected_made=made)
+    return True
+
+
+@dataclass(frozen=True)
+class Raw:
+    """The evaluation of one decision before calibration: the options (move JSON, expected
+    points by the evaluation), the made and best option, the options to list (best first) and
+    how it was evaluated."""
+
+    kind: str
+    trick: int | None
+    options: list[tuple[dict[str, object], float]]
+    made: int
+    best: int
+    listed: list[int]
+    exact: bool
+    deals: int
+    cut: bool
+
+    @property
+    def loss(self) -> float:
+        """The raw loss: the made move's expected points above the best move's (>= 0)."""
+        if self.made == self.best:
+            return 0.0
+        return max(0.0, self.options[self.made][1] - self.options[self.best][1])
+
+
+def decision_rng(seed: int, seat: int, dec: Decision) -> random.Random:
+    """The random numbers of one decision's evaluation: the budget's seed and the decision's
+    place in the game, never the game's seed."""
+    return random.Random(f"review:{seed}:{seat}:{dec.index}")
+
+
+def evaluate_decision(
     rules: engine.Rules, dec: Decision, rng: random.Random, units: int, cap_ms: float
-) -> dict[str, Any] | None:
+) -> Raw | None:
+    """The evaluation of one pass or play from the seat's view; None where there is no choice
+    to judge (a single legal play, a pass that is not simulated)."""
+    if dec.made.get("type") == "pass":
+        return _evaluate_pass(rules, dec, rng, units, cap_ms)
+    return _evaluate_play(rules, dec, rng, units, cap_ms)
+
+
+def _evaluate_play(
+    rules: engine.Rules, dec: Decision, rng: random.Random, units: int, cap_ms: float
+) -> Raw | None:
     k = Knowledge(dec.view, rules)
-    budget = Budget(units, cap_ms)
-    ev = evaluate_play(k, rng, budget)
+    ev = evaluate_play(k, rng, Budget(units, cap_ms))
     if len(ev.cands) < 2:
         return None  # no choice
     made_j = _made_play(k, ev, dec.made)
@@ -269,23 +356,12 @@ def _review_play(
     listed = sorted(range(len(options)), key=lambda j: (options[j][1], j != best_j))
     listed.remove(best_j)
     listed.insert(0, best_j)
-    return _entry(
-        dec,
-        "play",
-        k.trick_no,
-        options,
-        made_j,
-        best_j,
-        ev.exact,
-        ev.worlds,
-        listed,
-        ev.cut,
-    )
+    return Raw("play", k.trick_no, options, made_j, best_j, listed, ev.exact, ev.worlds, ev.cut)
 
 
-def _review_pass(
+def _evaluate_pass(
     rules: engine.Rules, dec: Decision, rng: random.Random, units: int, cap_ms: float
-) -> dict[str, Any] | None:
+) -> Raw | None:
     move = engine.move_from_json(dec.made)
     assert isinstance(move, engine.PassCards)
     made_mask = sum(1 << c for c in move.cards)
@@ -301,4 +377,4 @@ def _review_pass(
     listed = [best_j, *ranked[: PASS_OPTIONS - 1]]
     if made_j not in listed:
         listed.append(made_j)
-    return _entry(dec, "pass", None, options, made_j, best_j, False, ev.worlds, listed, ev.cut)
+    return Raw("pass", None, options, made_j, best_j, listed, False, ev.worlds, ev.cut)

@@ -1,6 +1,6 @@
 """Redis access: the only module that knows key names and Lua scripts."""
 
-from app.store.connection import make_redis
+from app.store.connection import make_fast, make_redis
 from app.store.errors import RETRY_AFTER_SECONDS, STORE_DOWN, StoreUnavailable
 from app.store.fanout import Fanout
 from app.store.pipelined import PipelinedRedis
@@ -16,5 +16,6 @@ __all__ = [
     "STORE_DOWN",
     "StoreUnavailable",
     "TableStore",
+    "make_fast",
     "make_redis",
 ]

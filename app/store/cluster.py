@@ -250,8 +250,8 @@ class ClusterPipelinedRedis(PipelinedRedis):
             if error is not None:
                 message = str(error)
                 redirects += 1
-                if redirects > MAX_REDIRECTS:
-                    raise error
+                if redirects > MAX_REDIRECTS:  # a map that keeps changing: a failover
+                    raise StoreUnavailable(f"Redis Cluster: {message}") from error
                 if message.startswith("MOVED "):
                     _, moved_slot, target = message.split()
                     node = self._node(_address(target))

@@ -1,16 +1,26 @@
 """Build the Redis client: a real server, a Redis Cluster, or fakeredis (with Lua) for
-embedded runs."""
+embedded runs.
+
+Each client, its pipelines and its pub/sub turn a failure that means Redis is away into
+app.store.errors.StoreUnavailable at the call (``is_store_down``: whatever redis-py raised for
+it, a failover's AttributeError from a connection closed under a command included), so the
+callers' one ``except STORE_DOWN`` answers every outage the documented way.
+"""
 
 from __future__ import annotations
 
 from typing import Any, cast
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline, PubSub
 from redis.asyncio.cluster import ClusterNode, ClusterPipeline, ClusterPubSub, RedisCluster
 from redis.commands import READ_COMMANDS
 from redis.exceptions import RedisClusterException
 
 from app.settings import MEMORY_REDIS_URL, is_cluster_url, parse_cluster_url
+from app.store.cluster import ClusterPipelinedRedis
+from app.store.errors import store_down_as_unavailable
+from app.store.pipelined import PipelinedRedis
 
 # The type the app's code is written against. On a cluster URL make_redis returns a
 # redis.asyncio.cluster.RedisCluster, cast to this type: it offers the same command methods
@@ -27,6 +37,16 @@ def is_cluster(client: object) -> bool:
     return isinstance(client, RedisCluster)
 
 
+def make_fast(url: str) -> PipelinedRedis | None:
+    """The move path's pipelined client for ``url``: a ClusterPipelinedRedis for a
+    ``redis+cluster://`` URL (app/store/cluster.py), a PipelinedRedis for a plain
+    ``redis://`` one, None for anything else (TLS, sockets, the stand-in), where the store
+    sends everything through redis-py."""
+    if is_cluster_url(url):
+        return ClusterPipelinedRedis.from_cluster_url(url)
+    return PipelinedRedis.from_url(url)
+
+
 def make_redis(url: str, *, fake_server: Any = None, max_connections: int = 200) -> Redis:
     """Return an asyncio Redis client for ``url``.
 
@@ -37,10 +57,13 @@ def make_redis(url: str, *, fake_server: Any = None, max_connections: int = 200)
     if url == MEMORY_REDIS_URL:
         import fakeredis  # imported lazily: production never loads it
 
+        class _FakeRedis(_Guarded, fakeredis.FakeAsyncRedis):  # type: ignore[misc]
+            """fakeredis, failing as the real clients do (a test's server.connected = False)."""
+
         server = fake_server if fake_server is not None else fakeredis.FakeServer()
         # A blocking pool here too: the default pool raises MaxConnectionsError past its
         # size when many sockets open at once, instead of waiting for a free connection.
-        client: Redis = fakeredis.FakeAsyncRedis(
+        client: Redis = _FakeRedis(
             server=server,
             connection_pool_class=aioredis.BlockingConnectionPool,
             max_connections=max_connections,
@@ -59,7 +82,58 @@ def make_redis(url: str, *, fake_server: Any = None, max_connections: int = 200)
         health_check_interval=30,
         socket_connect_timeout=5,
     )
-    return aioredis.Redis(connection_pool=pool)
+    return _Redis(connection_pool=pool)
+
+
+class _GuardedPipeline(Pipeline):
+    """A single Redis's pipeline whose outages are StoreUnavailable (app.store.errors)."""
+
+    async def execute(self, raise_on_error: bool = True) -> list[Any]:
+        with store_down_as_unavailable():
+            return await super().execute(raise_on_error)
+
+    async def immediate_execute_command(self, *args: Any, **options: Any) -> Any:
+        with store_down_as_unavailable():
+            return await super().immediate_execute_command(*args, **options)  # type: ignore[no-untyped-call]
+
+
+class _GuardedPubSub(PubSub):
+    """A single Redis's pub/sub whose outages are StoreUnavailable (app.store.errors)."""
+
+    async def execute_command(self, *args: Any) -> Any:
+        with store_down_as_unavailable():
+            return await super().execute_command(*args)
+
+    async def get_message(
+        self, ignore_subscribe_messages: bool = False, timeout: float | None = 0.0
+    ) -> Any:
+        with store_down_as_unavailable():
+            return await super().get_message(ignore_subscribe_messages, timeout)
+
+
+class _Guarded:
+    """Mixed into a single Redis's client class (real or fakeredis): its commands, pipelines
+    and pub/sub raise StoreUnavailable for an outage, whatever redis-py raised."""
+
+    async def execute_command(self, *args: Any, **options: Any) -> Any:
+        with store_down_as_unavailable():
+            return await cast(Any, super()).execute_command(*args, **options)
+
+    def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
+        client = cast(aioredis.Redis, self)
+        return _GuardedPipeline(
+            client.connection_pool, client.response_callbacks, transaction, shard_hint
+        )
+
+    def pubsub(self, **kwargs: Any) -> PubSub:
+        client = cast(Any, self)
+        return _GuardedPubSub(
+            client.connection_pool, event_dispatcher=client._event_dispatcher, **kwargs
+        )
+
+
+class _Redis(_Guarded, aioredis.Redis):  # type: ignore[misc]  # (redis-py's own bases)
+    """redis-py's asyncio client for one Redis, outages raised as StoreUnavailable."""
 
 
 class _ClusterPubSub(ClusterPubSub):
@@ -67,12 +141,24 @@ class _ClusterPubSub(ClusterPubSub):
     first command, it has none yet (KeyError on a slot). It reads the map first."""
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
-        await _ready(self.cluster)
-        return await super().execute_command(*args, **kwargs)
+        with store_down_as_unavailable():
+            await _ready(self.cluster)
+            return await super().execute_command(*args, **kwargs)
 
     async def ssubscribe(self, *args: Any, **kwargs: Any) -> None:
-        await _ready(self.cluster)
-        await super().ssubscribe(*args, **kwargs)
+        with store_down_as_unavailable():
+            await _ready(self.cluster)
+            await super().ssubscribe(*args, **kwargs)
+
+    async def get_message(
+        self, ignore_subscribe_messages: bool = False, timeout: float | None = 0.0
+    ) -> Any:
+        with store_down_as_unavailable():
+            return await super().get_message(ignore_subscribe_messages, timeout)
+
+    async def get_sharded_message(self, *args: Any, **kwargs: Any) -> Any:
+        with store_down_as_unavailable():
+            return await super().get_sharded_message(*args, **kwargs)
 
 
 async def _ready(cluster: RedisCluster) -> None:
@@ -93,11 +179,12 @@ class _ClusterPipeline(ClusterPipeline):
 
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
         held, self._held = self._held, []
-        if held:
-            await _ready(self.cluster_client)
-            for args, kwargs in held:
-                super().execute_command(*args, **kwargs)
-        return await super().execute(raise_on_error, allow_redirections)
+        with store_down_as_unavailable():
+            if held:
+                await _ready(self.cluster_client)
+                for args, kwargs in held:
+                    super().execute_command(*args, **kwargs)
+            return await super().execute(raise_on_error, allow_redirections)
 
     _held: list[tuple[tuple[Any, ...], dict[str, Any]]]
 
@@ -158,6 +245,10 @@ class _RedisCluster(RedisCluster):
     """redis-py's RedisCluster, fixed where redis-py 8.1 fails us (see each method)."""
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        with store_down_as_unavailable():  # an outage, whatever redis-py raised for it
+            return await self._routed(*args, **kwargs)
+
+    async def _routed(self, *args: Any, **kwargs: Any) -> Any:
         # A burst of commands on a client that has not read its slot map yet (the server's
         # first requests, 16 table creations at once) raced in redis-py 8.1: each looked up
         # its node before the map was read, connections were closed under the others, and

@@ -15,10 +15,11 @@ Two kinds of channel (``is_shard_channel``):
 
 Three backends, one surface:
 
-- One real Redis (``direct``): one connection, a small asyncio protocol; each message is parsed
-  where it arrives and handed to its callbacks at once (redis-py's ``PubSub.get_message`` loop
-  cost about 40 us of CPU per message, one message per move on every instance). SUBSCRIBE and
-  SSUBSCRIBE share the connection, so a table's and the lobby's messages keep their order.
+- One real Redis (``direct``): one connection, a small asyncio protocol (``subscriber``); each
+  message is parsed where it arrives and handed to its callbacks at once (redis-py's
+  ``PubSub.get_message`` loop cost about 40 us of CPU per message, one message per move on
+  every instance). SUBSCRIBE and SSUBSCRIBE share the connection, so a table's and the
+  lobby's messages keep their order.
 - Redis Cluster (``redis`` is a ``redis.asyncio.RedisCluster``): the same protocol, one
   connection per master. A table channel is joined on the master that owns its slot (the slot
   map is the cluster client's), the global channels on one master. The map is read again and
@@ -34,21 +35,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import ssl
 import zlib
 from collections.abc import Callable
-from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
-from redis.asyncio.connection import SSLConnection
 from redis.crc import key_slot
 
-from app.store.pipelined import PipelinedRedis, _encode, _parse
+from app.stopping import STOP_SECONDS, cancel_until_done
+from app.store.pipelined import PipelinedRedis
+from app.store.subscriber import Handler, Subscriber, ssl_context
 
 log = logging.getLogger(__name__)
-
-Handler = Callable[[str, bytes], None]
 
 
 def is_shard_channel(channel: str) -> bool:
@@ -80,7 +78,7 @@ class Fanout:
         self._task: asyncio.Task[None] | None = None
         # direct backend: the address to connect to (a PipelinedRedis only carries it)
         self._direct = direct
-        self._proto: _Subscriber | None = None
+        self._proto: Subscriber | None = None
         # cluster backend
         self._cluster = (
             _ClusterLinks(self, redis, health_seconds) if isinstance(redis, RedisCluster) else None
@@ -109,9 +107,7 @@ class Fanout:
         if self._cluster is not None:
             await self._cluster.stop()
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await cancel_until_done(self._task, STOP_SECONDS, "the pub/sub listener")
             self._task = None
         if self._proto is not None and self._proto.transport is not None:
             self._proto.transport.close()
@@ -184,7 +180,7 @@ class Fanout:
         assert direct is not None
         loop = asyncio.get_running_loop()
         _, proto = await asyncio.wait_for(
-            loop.create_connection(lambda: _Subscriber(self._dispatch), direct.host, direct.port),
+            loop.create_connection(lambda: Subscriber(self._dispatch), direct.host, direct.port),
             direct.connect_timeout,
         )
         if direct.password is not None:
@@ -226,7 +222,8 @@ class Fanout:
 
     async def _listen(self) -> None:
         assert self._pubsub is not None
-        while True:
+        # The flag ends the loop too: get_message can swallow a cancellation (app/stopping.py).
+        while not self._stopping:
             try:
                 msg = await self._pubsub.get_message(timeout=1.0)
             except asyncio.CancelledError:
@@ -241,84 +238,6 @@ class Fanout:
             channel = raw_channel.decode() if isinstance(raw_channel, bytes) else str(raw_channel)
             data = msg["data"]
             self._dispatch(channel, data if isinstance(data, bytes) else str(data).encode())
-
-
-class _Subscriber(asyncio.Protocol):
-    """A subscribed connection: every "message" / "smessage" push goes to ``dispatch`` as it
-    arrives. On Cluster (``links`` set) it also reports what makes a channel move: a
-    SUNSUBSCRIBE it did not ask for, an error reply (MOVED, CLUSTERDOWN), the connection lost."""
-
-    def __init__(
-        self, dispatch: Handler, links: _ClusterLinks | None = None, name: str = ""
-    ) -> None:
-        self.dispatch = dispatch
-        self.links = links
-        self.name = name  # the node, "host:port"
-        self.buf = bytearray()
-        self.transport: Any = None
-        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        # SUNSUBSCRIBEs sent and not yet confirmed, by channel: any other confirmation is the
-        # server dropping the channel (its slot left this node).
-        self.leaving: dict[bytes, int] = {}
-        self.unanswered = 0  # PINGs sent since the connection last said anything
-        self.globals_joined = False  # the global channels are subscribed on this connection
-        self.retired = False  # closed on purpose: not a loss
-
-    @property
-    def alive(self) -> bool:
-        return not self.closed.done() and not self.retired
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport
-
-    def command(self, *args: Any) -> None:
-        if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(_encode(args))
-
-    def leave_shard(self, channel: str) -> None:
-        raw = channel.encode()
-        self.leaving[raw] = self.leaving.get(raw, 0) + 1
-        self.command("SUNSUBSCRIBE", channel)
-
-    def data_received(self, data: bytes) -> None:
-        buf = self.buf
-        buf += data
-        self.unanswered = 0
-        pos = 0
-        while True:
-            parsed = _parse(buf, pos)
-            if parsed is None:
-                break
-            value, pos = parsed
-            if isinstance(value, list) and len(value) == 3:
-                kind = value[0]
-                if kind == b"message" or kind == b"smessage":
-                    self.dispatch(value[1].decode(), value[2])
-                elif kind == b"sunsubscribe" and self.links is not None:
-                    left = self.leaving.get(value[1], 0)
-                    if left > 1:
-                        self.leaving[value[1]] = left - 1
-                    elif left == 1:
-                        del self.leaving[value[1]]
-                    else:
-                        self.links.dropped(self, value[1].decode())
-            elif isinstance(value, Exception):
-                log.warning("pub/sub error reply from %s: %s", self.name or "Redis", value)
-                if self.links is not None:
-                    self.links.refused(self)
-        if pos:
-            del buf[:pos]
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
-        if self.links is not None and not self.retired:
-            self.links.lost(self)
-
-    def retire(self) -> None:
-        self.retired = True
-        if self.transport is not None:
-            self.transport.close()
 
 
 class _ClusterLinks:
@@ -340,7 +259,7 @@ class _ClusterLinks:
         self.fanout = fanout
         self.cluster = cluster
         self.health_seconds = health_seconds
-        self.links: dict[str, _Subscriber] = {}  # node name -> connection
+        self.links: dict[str, Subscriber] = {}  # node name -> connection
         self.joined: dict[str, str] = {}  # shard channel -> node it is joined on
         self.global_node: str | None = None
         self.wanted = asyncio.Event()  # a reconcile is needed
@@ -361,10 +280,9 @@ class _ClusterLinks:
 
     async def stop(self) -> None:
         for task in self.tasks:
-            task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await cancel_until_done(
+                task, STOP_SECONDS, f"the cluster subscriber ({task.get_name()})"
+            )
         self.tasks = []
         for link in self.links.values():
             link.retire()
@@ -411,14 +329,14 @@ class _ClusterLinks:
         self.refresh = self.refresh or refresh
         self.wanted.set()
 
-    def dropped(self, link: _Subscriber, channel: str) -> None:
+    def dropped(self, link: Subscriber, channel: str) -> None:
         """The server left ``channel`` by itself: its slot moved to another master."""
         if self.joined.get(channel) == link.name:
             del self.joined[channel]
             log.warning("pub/sub: %s left %s (its slot moved); joining again", link.name, channel)
             self.trouble(refresh=True)
 
-    def refused(self, link: _Subscriber) -> None:
+    def refused(self, link: Subscriber) -> None:
         """An error reply (MOVED, TRYAGAIN, CLUSTERDOWN): join all of its channels again
         once the map is read again (joining a channel twice does no harm)."""
         for channel, name in list(self.joined.items()):
@@ -427,7 +345,7 @@ class _ClusterLinks:
         link.globals_joined = False
         self.trouble(refresh=True)
 
-    def lost(self, link: _Subscriber) -> None:
+    def lost(self, link: Subscriber) -> None:
         if self.links.get(link.name) is link:
             del self.links[link.name]
         for channel, name in list(self.joined.items()):
@@ -517,15 +435,15 @@ class _ClusterLinks:
                 del self.links[name]
                 link.retire()
 
-    async def _open(self, host: str, port: int, name: str) -> _Subscriber:
+    async def _open(self, host: str, port: int, name: str) -> Subscriber:
         settings = self.cluster.nodes_manager.connection_kwargs
         loop = asyncio.get_running_loop()
         _, link = await asyncio.wait_for(
             loop.create_connection(
-                lambda: _Subscriber(self.fanout._dispatch, self, name),
+                lambda: Subscriber(self.fanout._dispatch, self, name),
                 host,
                 port,
-                ssl=_ssl_context(settings),
+                ssl=ssl_context(settings),
             ),
             5,
         )
@@ -584,19 +502,3 @@ class _ClusterLinks:
                 else:
                     link.unanswered += 1
                     link.command("PING")
-
-
-def _ssl_context(settings: dict[str, Any]) -> ssl.SSLContext | None:
-    """The TLS context of the cluster client's connections (``rediss+cluster://``), if any."""
-    connection_class = settings.get("connection_class")
-    if not (isinstance(connection_class, type) and issubclass(connection_class, SSLConnection)):
-        return None
-    context = ssl.create_default_context(cafile=settings.get("ssl_ca_certs"))
-    if settings.get("ssl_certfile"):
-        context.load_cert_chain(settings["ssl_certfile"], settings.get("ssl_keyfile"))
-    if settings.get("ssl_cert_reqs") in ("none", ssl.CERT_NONE):
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    elif settings.get("ssl_check_hostname") is False:
-        context.check_hostname = False
-    return context

@@ -127,6 +127,12 @@ def chat_key(table_id: str, minute: int) -> str:
     return tag(table_id) + ":chat:" + str(minute)
 
 
+def claim_tried_key(table_id: str, game_no: int, hand_no: int, seat: int) -> str:
+    """Flag: this seat's claim in this hand was sent to be checked (app.tables.claims: one
+    check per seat and hand, counted before it runs)."""
+    return f"{tag(table_id)}:claimed:{game_no}:{hand_no}:{seat}"
+
+
 def channel(table_id: str) -> str:
     """Pub/sub: the table's commits (in the table's slot)."""
     return tag(table_id) + ":changed"
@@ -178,6 +184,23 @@ def limits_prefix(namespace: str) -> str:
     return "{" + namespace + ":limits}"
 
 
+def hints_count_key(namespace: str, player_id: str, minute: int) -> str:
+    """Counter: the hints one player asked for in one minute (app.tables.hints)."""
+    return f"{namespace}:hints:{player_id}:{minute}"
+
+
+def games_lock_key(namespace: str, player_id: str) -> str:
+    """String: held while one instance checks a player's turn-based games against their limit
+    and seats them (app.tables.mine.GameIndex.holding), so two at once cannot both pass."""
+    return namespace + ":games-lock:" + player_id
+
+
+def games_key(namespace: str, player_id: str) -> str:
+    """Sorted set: the tables one player sat down at, table id -> when (ms); the index of
+    their "My games" (app.tables.mine), checked against the tables when read."""
+    return namespace + ":games:" + player_id
+
+
 def presence_key(namespace: str, player_id: str) -> str:
     """A player's presence (app.friends.hub)."""
     return "{" + namespace + ":presence}:" + player_id
@@ -203,7 +226,7 @@ def player_chat_key(namespace: str, player_id: str, window: int) -> str:
     return namespace + ":chat:" + player_id + ":" + str(window)
 
 
-# --- game reviews (issue 16; app/jobs/review.py, app/api/reviews.py) --------------------------
+# --- game reviews (app/jobs/review.py, app/api/reviews.py) --------------------------
 
 
 def review_channel(namespace: str, game_id: int, seat: int) -> str:

@@ -19,10 +19,16 @@ from urllib.parse import unquote, urlsplit
 
 from redis.exceptions import ResponseError
 
-from app.settings import is_cluster_url
 from app.store.errors import StoreUnavailable
 
 Reply = Any
+
+
+# Error replies of a Redis that cannot serve now: restarting and reading its data back
+# (LOADING), a replica cut from its master (MASTERDOWN), a master demoted to a replica while
+# this connection stayed open (READONLY). A cluster's TRYAGAIN/CLUSTERDOWN/MOVED/ASK stay
+# ReplyErrors: the cluster client follows them (app/store/cluster.py).
+_AWAY = ("LOADING", "MASTERDOWN", "READONLY")
 
 
 class ReplyError(ResponseError):
@@ -74,8 +80,8 @@ class _Protocol(asyncio.Protocol):
             if waiter.done():
                 continue
             if isinstance(value, ReplyError):
-                if str(value).startswith("LOADING"):  # restarted, reading its data back
-                    waiter.set_exception(StoreUnavailable(f"Redis is loading: {value}"))
+                if str(value).startswith(_AWAY):
+                    waiter.set_exception(StoreUnavailable(f"Redis is not serving: {value}"))
                 else:
                     waiter.set_exception(value)
             else:
@@ -183,13 +189,9 @@ class PipelinedRedis:
 
     @classmethod
     def from_url(cls, url: str) -> PipelinedRedis | None:
-        """A client for a plain ``redis://`` URL, or for a ``redis+cluster://`` URL (a
-        ClusterPipelinedRedis, app/store/cluster.py); None for anything else (TLS, sockets):
-        the store then sends everything through redis-py."""
-        if is_cluster_url(url):
-            from app.store.cluster import ClusterPipelinedRedis  # it builds on this module
-
-            return ClusterPipelinedRedis.from_cluster_url(url)
+        """A client for a plain ``redis://`` URL; None for anything else (TLS, sockets, a
+        cluster: ``app.store.connection.make_fast`` picks the cluster's own client): the store
+        then sends everything through redis-py."""
         parts = urlsplit(url)
         if parts.scheme != "redis" or not parts.hostname:
             return None

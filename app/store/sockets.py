@@ -27,7 +27,9 @@ from app.store import keys
 # Returns {ok, sockets in all, sockets of holder, distinct holders, sequence number,
 #   then 1/0 per reported holder: has sockets}.
 # With a channel, publishes {"sp":viewers,"q":seq} (viewers: distinct holders not among the
-# reported ones), in the same atomic step, so notices arrive in the order of the changes.
+# reported ones), in the same atomic step, so notices arrive in the order of the changes. A
+# recount (delta 0 with a channel: who sits changed, so the same sockets make other viewers)
+# bumps the sequence number and publishes too, unless no socket is open.
 CHANGE = """
 local all = redis.call('HGETALL', KEYS[1])
 local now = tonumber(ARGV[1])
@@ -108,7 +110,11 @@ if total > 0 or delta ~= 0 then
   redis.call('HSET', KEYS[1], 'l:' .. inst, ARGV[2])
   redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[7]))
 end
-if ARGV[8] ~= '' and ok == 1 and delta ~= 0 then
+if ARGV[8] ~= '' and ok == 1 and (delta ~= 0 or total > 0) then
+  if delta == 0 then
+    seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+    out[5] = seq
+  end
   redis.call('SPUBLISH', ARGV[8], '{"sp":' .. viewers .. ',"q":' .. seq .. '}')
 end
 return out
@@ -134,7 +140,7 @@ class Counted:
     sockets: int  # sockets counted in the hash, every instance
     holder: int  # sockets of the holder asked about
     holders: int  # distinct holders with a socket
-    seq: int  # bumped by every change (orders the published viewer counts)
+    seq: int  # bumped by every change and recount (orders the published viewer counts)
     present: tuple[bool, ...]  # per reported holder: has a socket
 
     @property

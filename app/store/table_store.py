@@ -15,7 +15,9 @@ from typing import Any, Literal
 import orjson
 import redis.asyncio as aioredis
 
-from app.store import keys, lua
+import app.store.keys as keys
+import app.store.lua as lua
+from app.store.codec import decode_state, encode_state
 from app.store.pipelined import PipelinedRedis, ReplyError
 
 # What a commit does to the table's entry in the due-time set.
@@ -25,7 +27,7 @@ DueChange = float | Literal["keep", "remove"]
 @dataclass(frozen=True, slots=True)
 class LoadedTable:
     version: int  # the table version (bumped by every commit, chat included)
-    blob: bytes  # the stored state (opaque here)
+    blob: bytes  # the table's state JSON (opaque here; stored deflated, app.store.codec)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +79,7 @@ class TableStore:
             ver, blob = await self.redis.mget(names)
         if ver is None or blob is None:
             return None
-        return LoadedTable(int(ver), _as_bytes(blob))
+        return LoadedTable(int(ver), decode_state(_as_bytes(blob)))
 
     async def commit(
         self,
@@ -93,11 +95,11 @@ class TableStore:
         new_game: bool = False,
         records: Sequence[bytes] = (),
     ) -> CommitResult:
-        """Atomically: if the version is ``expected_version``, bump it, store ``blob``
-        (None keeps the stored state), append ``message`` to the event log, append ``moves``
-        to the game's move list (emptied first for a ``new_game``), add ``records`` to the
-        shard's results stream, update the due index and lobby, and publish ``message`` on
-        the table's channel."""
+        """Atomically: if the version is ``expected_version``, bump it, store ``blob`` (the
+        state JSON, deflated by app.store.codec; None keeps the stored state), append
+        ``message`` to the event log, append ``moves`` to the game's move list (emptied first
+        for a ``new_game``), add ``records`` to the shard's results stream, update the due
+        index and lobby, and publish ``message`` on the table's channel."""
         shard = keys.shard_of(table_id)
         if due == "keep":
             due_arg: str | bytes = ""
@@ -124,7 +126,7 @@ class TableStore:
             ],
             args=[
                 expected_version,
-                blob if blob is not None else b"",
+                encode_state(blob) if blob is not None else b"",
                 message,
                 self.log_size,
                 ttl_seconds,

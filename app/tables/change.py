@@ -18,6 +18,9 @@ class Actor:
 
     player_id: str
     name: str
+    # The client's address group (app.api.client), when known: compared, never shown
+    # (app.tables.rated).
+    address: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +43,8 @@ class Change:
     state_changed: bool = True  # False for chat: only the log and the version move
     save_table: bool = False  # store the table even so (it remembers a command id)
     commit: bool = True
+    # Notices to send once the commit is stored: (player id, kind of app.notify.KINDS).
+    notices: list[tuple[str, str]] = field(default_factory=list)
     # The command's answer: its result, or a refusal that is committed all the same (a claim).
     result: MoveResult | TableError | None = None
 

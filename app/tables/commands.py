@@ -11,7 +11,7 @@ from app.tables.change import Actor, Change, MoveResult, public_move
 from app.tables.claims import ClaimCommands
 from app.tables.errors import TableError
 from app.tables.model import Table
-from app.tables.seats import mover, my_seat, require_host
+from app.tables.seats import mover, my_seat, no_compete, require_host
 from app.text import TextRuleError, clean_chat
 
 
@@ -39,6 +39,8 @@ class GameCommands(ClaimCommands):
                 raise TableError(exc.code, exc.message) from None
             seat = table.seats[seat_no]
             events: list[dict[str, Any]] = []
+            seat.forced = False  # in time after all (the computer had not played yet)
+            seat.timeouts = 0
             if seat.away:
                 seat.away = False
                 events.append({"kind": "back", "seat": seat_no})
@@ -64,6 +66,7 @@ class GameCommands(ClaimCommands):
             )
 
         def fn(table: Table, state: GameState | None, now: float) -> Change:
+            no_compete(table, "chat")
             # Sent as typed, like every name: clients insert it as text (docs/protocol.md).
             event = {
                 "kind": "chat",
@@ -93,6 +96,7 @@ class GameCommands(ClaimCommands):
     ) -> MoveResult:
         def fn(table: Table, state: GameState | None, now: float) -> Change:
             my_seat(table, actor)
+            no_compete(table, "rematch")
             if table.status != "over":
                 raise TableError("wrong_status", "a rematch starts after the game is over")
             return self._begin_game(table)
@@ -103,7 +107,8 @@ class GameCommands(ClaimCommands):
         if any(s.kind == "open" for s in table.seats):
             raise TableError("seats_open", "every seat needs a player or a computer to start")
         rules = engine.make_rules(table.preset, table.options)
-        table.seed = self.rng.randrange(1, 2**62)
+        # A competition's deals come from its own seed (app.compete.deals), never the rng.
+        table.seed = int(table.compete["seed"]) if table.compete else self.rng.randrange(1, 2**62)
         table.game_no += 1
         table.status = "playing"
         table.ended = None
@@ -120,6 +125,7 @@ class GameCommands(ClaimCommands):
             seat.owner_id = seat.player_id if person else None
             seat.owner_name = seat.name if person else None
             seat.replaced_hand = seat.replaced_game = False
+            seat.left = False
         state = engine.new_game(rules, table.seed)
         return Change(
             events=[{"kind": "started", "game_no": table.game_no}], new_state=state, new_game=True

@@ -38,6 +38,13 @@ STAND_IN_LEVEL = "standard"
 BOT_MEMO_SIZE = 2000  # computer decisions kept for a retried compare-and-set
 # Rough search time of Expert's simulated pass (ms of one core), for the natural delay.
 EXPERT_PASS_MS = 1500
+# Claim checks an instance lets wait behind the one running in their own worker; more are
+# refused (``ChecksBusy``) rather than queued without end.
+CHECKS_WAITING = 4
+
+
+class ChecksBusy(Exception):
+    """Every claim check place of this instance is taken."""
 
 
 def bot_seed(table_seed: int, move_no: int) -> int:
@@ -53,6 +60,11 @@ class ComputerPlayers:
         self.budget_ms = budget_ms or None
         self.hard_cap_ms = float(hard_cap_ms) if hard_cap_ms else None
         self._executor: Executor | None = None
+        # Claim checks: their own single worker (a process when the computers have processes,
+        # else a thread), so that a check (up to ~1.3 s of CPU in the dummy game) never waits
+        # for a computer's move nor delays one; and how many are running or waiting.
+        self._checks: Executor | None = None
+        self.checks = 0
         # Told each decision's level and wall time in seconds (app/metrics.py).
         self.decided: Callable[[str, float], None] | None = None
 
@@ -122,6 +134,43 @@ class ComputerPlayers:
             self._reset()
             return await loop.run_in_executor(self._pool(), fn, *args)
 
+    def _check_pool(self) -> Executor:
+        if self._checks is None:
+            if self.workers <= 0:
+                self._checks = ThreadPoolExecutor(1, thread_name_prefix="claim-checks")
+            else:
+                self._checks = ProcessPoolExecutor(
+                    1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=exit_with_parent,
+                    initargs=("app.engine.claim", os.getpid()),
+                )
+        return self._checks
+
+    def checks_full(self) -> bool:
+        """Whether a claim check asked for now would be refused (``ChecksBusy``)."""
+        return self.checks > CHECKS_WAITING
+
+    async def check(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` (a claim's exact check) in the claim checks' own worker, never the
+        computer players' pool; at most ``CHECKS_WAITING`` wait behind the one running, else
+        ``ChecksBusy`` at once (nothing run)."""
+        if self.checks_full():
+            raise ChecksBusy
+        self.checks += 1
+        loop = asyncio.get_running_loop()
+        try:
+            try:
+                return await loop.run_in_executor(self._check_pool(), fn, *args)
+            except BrokenProcessPool:
+                log.error("claim check worker broke; restarting it")
+                old, self._checks = self._checks, None
+                if old is not None:
+                    old.shutdown(wait=False, cancel_futures=True)
+                return await loop.run_in_executor(self._check_pool(), fn, *args)
+        finally:
+            self.checks -= 1
+
     def _reset(self, wait: bool = False) -> None:
         old, self._executor = self._executor, None
         if old is not None:
@@ -130,6 +179,9 @@ class ComputerPlayers:
     def close(self) -> None:
         """Stop the workers (waiting for them, so their resources are released cleanly)."""
         self._reset(wait=True)
+        checks, self._checks = self._checks, None
+        if checks is not None:
+            checks.shutdown(wait=True, cancel_futures=True)
 
 
 # Computer decisions by position: (table, game, move number, seat, level) -> move JSON.
@@ -184,7 +236,13 @@ def apply_computer_move(
     if seat.owner_id is not None or seat.kind == "human":
         seat.replaced_hand = seat.replaced_game = True
     change.new_state = new_state
-    change.moves.append([seat_no, engine.move_to_json(move)])
-    change.events.append(
-        {"kind": "move", "seat": seat_no, "move": public_move(move), "computer": True}
-    )
+    stored = engine.move_to_json(move)
+    event = {"kind": "move", "seat": seat_no, "move": public_move(move), "computer": True}
+    if seat.forced:
+        # The player's time ran out (a turn-based table): this one move was the computer's,
+        # marked so in the stored moves too (the replay shows it; the engine ignores it).
+        seat.forced = False
+        event["timeout"] = True
+        stored = {**stored, "timeout": True}
+    change.moves.append([seat_no, stored])
+    change.events.append(event)

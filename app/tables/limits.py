@@ -33,6 +33,7 @@ import orjson
 
 from app.settings import Settings
 from app.store import keys
+from app.store.codec import BadState, decode_state
 from app.tables.errors import TableError
 
 # A creator's set lives this long after their last creation or attempt (see above).
@@ -233,9 +234,9 @@ class HostingLimits:
             if blob is None or pttl == -2:
                 continue
             try:
-                stored = orjson.loads(blob)
+                stored = orjson.loads(decode_state(blob))
                 status, host = str(stored["status"]), stored.get("host")
-            except (orjson.JSONDecodeError, KeyError, TypeError):
+            except (orjson.JSONDecodeError, BadState, KeyError, TypeError):
                 continue  # not a table this code wrote: not counted
             ttl_ms = pttl if pttl >= 0 else self.settings.idle_table_ttl_seconds * 1000
             seen[table_id] = _Seen(status, host, now_ms + ttl_ms)

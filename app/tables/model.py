@@ -21,6 +21,10 @@ _SEAT_FIELDS = (
     "owner_name",
     "replaced_hand",
     "replaced_game",
+    "address",
+    "left",
+    "forced",
+    "timeouts",
 )
 
 
@@ -46,17 +50,27 @@ class Seat:
     # The computer played this person's seat during the current hand / game.
     replaced_hand: bool = False
     replaced_game: bool = False
+    # Rated tables (app.tables.rated): a keyed digest of the player's address group (never the
+    # address; compared within the table only), and whether the person this seat counts for
+    # left the current game before its end.
+    address: str | None = None
+    left: bool = False
+    # Turn-based tables (app.tables.pace): the player's time ran out, so the computer plays
+    # this seat's next move; and how many moves in a row it played so (a move of the player's
+    # own sets it back to 0; at TIMEOUTS_TO_AWAY the seat goes away).
+    forced: bool = False
+    timeouts: int = 0
 
     @property
     def computer_plays(self) -> bool:
-        return self.kind == "bot" or (self.kind == "human" and self.away)
+        return self.kind == "bot" or (self.kind == "human" and (self.away or self.forced))
 
     def to_json(self) -> dict[str, Any]:
         """Only what differs from the defaults: the table is stored on every move."""
         out: dict[str, Any] = {"kind": self.kind}
         for name in _SEAT_FIELDS:
             value = getattr(self, name)
-            if value is not None and value is not False:
+            if value is not None and value is not False and not (name == "timeouts" and value == 0):
                 out[name] = value
         return out
 
@@ -74,6 +88,10 @@ class Seat:
             owner_name=obj.get("owner_name"),
             replaced_hand=bool(obj.get("replaced_hand", False)),
             replaced_game=bool(obj.get("replaced_game", False)),
+            address=obj.get("address"),
+            left=bool(obj.get("left", False)),
+            forced=bool(obj.get("forced", False)),
+            timeouts=int(obj.get("timeouts", 0)),
         )
 
 
@@ -120,9 +138,34 @@ class Table:
     pause_until_ms: float | None = None
     # The last game's id in SQL (app.db, the replay API), once the results writer stored it.
     game_id: int | None = None
+    # A competition's table (app.compete): {"kind": "daily", "day", "preset", "seed", ...}.
+    # Its games are dealt from "seed" (never shown: not in public_json), and it has extra rules:
+    # no chat, no spectators, nobody else sits, no rematch.
+    compete: dict[str, Any] | None = None
     # Refused claims: seat (as text) -> [game_no, hand_no] of its last refused claim (a seat
     # may make one refused claim per hand: checking a claim tells something of hidden cards).
     claims_refused: dict[str, list[int]] = field(default_factory=dict)
+    # A rated table (app.tables.rated): chosen at creation, never changed.
+    rated: bool = False
+    # Hints (app.tables.hints): chosen at creation (never at a rated table); and the seats
+    # (as text) that asked for one -> the game_no of their last hint.
+    hints: bool = False
+    hints_used: dict[str, int] = field(default_factory=dict)
+    # The pace (app.tables.pace): "live", or "turn" with seconds per move, playing hours
+    # [start, end) in the time zone (None: the clocks always run, UTC).
+    pace: str = "live"
+    move_seconds: int = 0
+    hours: list[int] | None = None
+    time_zone: str | None = None
+    # Turn-based: when the players to act are told their time is almost up (ms), until then.
+    warn_ms: float | None = None
+
+    @property
+    def turn_based(self) -> bool:
+        return self.pace == "turn"
+
+    def hours_window(self) -> tuple[int, int] | None:
+        return (self.hours[0], self.hours[1]) if self.hours else None
 
     def clone(self) -> Table:
         """A copy to change: the seats and every list or dict a change edits in place are
@@ -133,6 +176,7 @@ class Table:
         new.deadline_seats = list(self.deadline_seats)
         new.recent_moves = {k: list(v) for k, v in self.recent_moves.items()}
         new.claims_refused = dict(self.claims_refused)
+        new.hints_used = dict(self.hints_used)
         return new
 
     def seat_of(self, player_id: str) -> int | None:
@@ -171,7 +215,20 @@ class Table:
             "game_ended_ms": self.game_ended_ms,
             "pause_until_ms": self.pause_until_ms,
             "game_id": self.game_id,
+            **({"compete": self.compete} if self.compete else {}),
             "claims_refused": self.claims_refused,
+            **({"rated": True} if self.rated else {}),
+            **({"hints": True, "hints_used": self.hints_used} if self.hints else {}),
+            # A live table stores none of its pace (the defaults): it is stored on every move.
+            **(self._pace_json() | {"warn_ms": self.warn_ms} if self.turn_based else {}),
+        }
+
+    def _pace_json(self) -> dict[str, Any]:
+        return {
+            "pace": self.pace,
+            "move_seconds": self.move_seconds,
+            "hours": self.hours,
+            "time_zone": self.time_zone,
         }
 
     @classmethod
@@ -206,9 +263,18 @@ class Table:
             game_ended_ms=obj.get("game_ended_ms"),
             pause_until_ms=obj.get("pause_until_ms"),
             game_id=obj.get("game_id"),
+            compete=obj.get("compete"),
             claims_refused={
                 str(k): [int(x) for x in v] for k, v in (obj.get("claims_refused") or {}).items()
             },
+            rated=bool(obj.get("rated", False)),
+            hints=bool(obj.get("hints", False)),
+            hints_used={str(k): int(v) for k, v in (obj.get("hints_used") or {}).items()},
+            pace=obj.get("pace", "live"),
+            move_seconds=int(obj.get("move_seconds", 0)),
+            hours=obj.get("hours"),
+            time_zone=obj.get("time_zone"),
+            warn_ms=obj.get("warn_ms"),
         )
 
     def public_json(self) -> dict[str, Any]:
@@ -230,7 +296,14 @@ class Table:
             "deadline_seats": self.deadline_seats,
             "pause_until_ms": self.pause_until_ms,
             "game_id": self.game_id,
+            "compete": public_compete(self.compete),
             "claim_refused_hands": self.claim_refused_hands(),
+            "rated": self.rated,
+            "hints": self.hints,
+            "hints_used": self.hint_seats(),
+            # Seats whose players share an address (BGA's notice; the address is not shown).
+            "shared_address": self.shared_address(),
+            **self._pace_json(),
             "seats": [
                 {
                     "seat": i,
@@ -241,10 +314,23 @@ class Table:
                     "away": s.away,
                     "vacated": s.vacated,
                     "connected": s.gone_since is None if s.kind == "human" else None,
+                    "timeouts": s.timeouts,
                 }
                 for i, s in enumerate(self.seats)
             ],
         }
+
+    def shared_address(self) -> list[list[int]]:
+        """The seats whose players came from one address (groups of two or more)."""
+        groups: dict[str, list[int]] = {}
+        for i, s in enumerate(self.seats):
+            if s.kind == "human" and s.address:
+                groups.setdefault(s.address, []).append(i)
+        return [seats for seats in groups.values() if len(seats) > 1]
+
+    def hint_seats(self) -> list[int]:
+        """The seats that asked for a hint in this game (app.tables.hints)."""
+        return sorted(int(s) for s, g in self.hints_used.items() if g == self.game_no)
 
     def claim_refused_hands(self) -> list[int | None]:
         """Per seat, the hand of this game in which it made its one refused claim, or None."""
@@ -264,6 +350,8 @@ class Table:
             "status": self.status,
             "game_no": self.game_no,
             "turn_timer": self.turn_timer,
+            "pace": self.pace,
+            "move_seconds": self.move_seconds,
             "seats": [
                 {
                     "seat": i,
@@ -277,10 +365,18 @@ class Table:
                 }
                 for i, s in enumerate(self.seats)
             ],
+            "rated": self.rated,
             "open_seats": sum(1 for s in self.seats if s.kind == "open" or s.vacated),
             "created_ms": self.created_ms,
             "expires_ms": expires_ms,
         }
+
+
+def public_compete(compete: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What a competition table's clients may know of its competition: never the seed."""
+    if compete is None:
+        return None
+    return {k: v for k, v in compete.items() if k != "seed"}
 
 
 def lobby_listed(line: dict[str, Any]) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from app.engine import GameState
+from app.engine import GameState, HandResult
 from app.store import TableStore
 from app.tables.change import Change, FindGameId
 from app.tables.model import Table
@@ -37,6 +37,7 @@ def seat_records(table: Table, *, game: bool) -> list[dict[str, Any]]:
                 "bot_level": None if person else s.level,
                 "replaced_by_bot": bool(person) and (replaced or s.computer_plays),
                 "name": (s.owner_name or s.name) if person else s.name,
+                "left": bool(person) and s.left,
             }
         )
     return seats
@@ -52,6 +53,30 @@ def _common(table: Table, *, game: bool) -> dict[str, Any]:
         "seats": seat_records(table, game=game),
         # The stored game is then readable only by its players (and a share link).
         "private": table.private,
+        # Only a rated table's games are rated (app.db.ratings).
+        "rated": table.rated,
+    }
+
+
+def hand_record(
+    common: dict[str, Any],
+    result: HandResult,
+    moves: list[list[Any]],
+    started_at: int | None,
+    ended_at: int,
+) -> dict[str, Any]:
+    """A finished hand's record: the table's common fields, its result and its moves."""
+    return {
+        "kind": "hand",
+        **common,
+        "hand_no": result.hand_no,
+        "points": list(result.points),
+        "totals": list(result.totals),
+        "moons": [result.moon] if result.moon >= 0 else [],
+        "pass_direction": result.direction,
+        "moves": moves,
+        "started_at": started_at,
+        "ended_at": ended_at,
     }
 
 
@@ -84,20 +109,7 @@ async def results(
         common = _common(table, game=False)
         for result in finished:
             table.hands_recorded += 1
-            records.append(
-                {
-                    "kind": "hand",
-                    **common,
-                    "hand_no": result.hand_no,
-                    "points": list(result.points),
-                    "totals": list(result.totals),
-                    "moons": [result.moon] if result.moon >= 0 else [],
-                    "pass_direction": result.direction,
-                    "moves": moves,
-                    "started_at": _ms(table.hand_started_ms),
-                    "ended_at": int(now),
-                }
-            )
+            records.append(hand_record(common, result, moves, _ms(table.hand_started_ms), int(now)))
         table.hand_first_move = table.move_no + len(new_moves)
         table.hand_started_ms = now
         for seat in table.seats:

@@ -4,6 +4,7 @@ seat, whose table, who may move now)."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import secrets
 from collections.abc import Mapping
@@ -14,10 +15,15 @@ from app.engine import GameState
 from app.tables.change import Actor, Change, MoveResult
 from app.tables.computer import BOT_LEVELS, STAND_IN_LEVEL
 from app.tables.errors import TableError
+from app.tables.mine import check_room, my_games
 from app.tables.model import Seat, Table
+from app.tables.pace import TablePace, clock_end
 from app.tables.presence import Presence
+from app.tables.rated import refuse_hints
 
 DEFAULT_BOT_LEVEL = "standard"
+# The most extra time the host may give at once (seconds): a week.
+MAX_EXTRA_SECONDS = 7 * 24 * 3600
 
 
 class SeatCommands(Presence):
@@ -31,20 +37,61 @@ class SeatCommands(Presence):
         turn_timer: int | None = None,
         bots: Mapping[str, object] | Mapping[int, object] | None = None,
         address: str | None = None,
+        pace: TablePace | None = None,
+        rated: bool = False,
+        hints: bool = False,
     ) -> Table:
         """A new table with ``actor`` in seat 0 as its host, and computer players in the seats
         ``bots`` names (seat number -> level). Every value is checked before anything is
-        stored: a bad one raises and creates nothing. The creator and ``address`` (the client's,
-        when known) may have only so many live tables (app.tables.limits): TooManyTables."""
+        stored: a bad one raises and creates nothing. For a live table the creator and
+        ``address`` (the client's, when known) may have only so many live tables
+        (app.tables.limits): TooManyTables. ``pace``: checked by app.tables.pace.check_pace
+        (live when None); a turn-based table has no turn timer, and counts for the creator's
+        turn-based games instead (TooManyGames), checked under their games lock."""
         try:
             rules = engine.make_rules(preset, options)
         except engine.RulesError as exc:
             raise TableError(getattr(exc, "code", "bad_options"), str(exc)) from None
+        pace = pace or TablePace()
+        if pace.pace == "turn":
+            if turn_timer:
+                raise TableError("bad_timer", "a turn-based table has a time per move instead")
+            turn_timer = 0
         if turn_timer is None:
             turn_timer = 0 if private else self.settings.turn_timer_seconds
         if not 0 <= turn_timer <= 3600:
             raise TableError("bad_timer", "turn_timer must be between 0 and 3600 seconds")
         computers = _bot_seats(bots or {}, rules.players)
+        if not isinstance(rated, bool):
+            raise TableError("bad_rated", "rated must be true or false")
+        if not isinstance(hints, bool):
+            raise TableError("bad_hints", "hints must be true or false")
+        if rated:  # app.tables.rated: no hints; the creator must be a rated player
+            refuse_hints({**rules.to_json(), "hints": hints})
+            await self.rated_rules.check_player(actor.player_id, self.clock())
+        # A turn-based table counts for its creator's turn-based games (checked and charged
+        # under the player's games lock, across instances), not for their live tables.
+        turn = pace.pace == "turn"
+        async with self.games.holding(actor.player_id) if turn else contextlib.nullcontext():
+            if turn:
+                await self._check_games(actor.player_id)
+            return await self._create_table(
+                actor, preset, rules, private, turn_timer, pace, computers, rated, address, hints
+            )
+
+    async def _create_table(
+        self,
+        actor: Actor,
+        preset: str,
+        rules: engine.Rules,
+        private: bool,
+        turn_timer: int,
+        pace: TablePace,
+        computers: dict[int, str],
+        rated: bool,
+        address: str | None,
+        hints: bool = False,
+    ) -> Table:
         now = self.clock()
         table = Table(
             id=secrets.token_urlsafe(8).replace("-", "x").replace("_", "y"),
@@ -58,14 +105,29 @@ class SeatCommands(Presence):
             turn_timer=turn_timer,
             created_ms=now,
             updated_ms=now,
+            pace=pace.pace,
+            move_seconds=pace.move_seconds,
+            hours=list(pace.hours) if pace.hours else None,
+            time_zone=pace.time_zone,
         )
+        table.rated = rated
+        table.hints = hints
         # The creator sits in the first seat.
-        table.seats[0] = Seat(kind="human", player_id=actor.player_id, name=actor.name)
+        table.seats[0] = Seat(
+            kind="human",
+            player_id=actor.player_id,
+            name=actor.name,
+            address=self.rated_rules.digest(table.id, address),
+        )
         events: list[dict[str, Any]] = [{"kind": "created", "by": actor.name}]
         for seat_no, level in computers.items():
             table.seats[seat_no] = Seat(kind="bot", level=level)
             events.append({"kind": "bot_added", "seat": seat_no, "level": level})
-        charged = await self.limits.reserve(table.id, actor.player_id, address, now)
+        charged = (
+            []
+            if pace.pace == "turn"
+            else await self.limits.reserve(table.id, actor.player_id, address, now)
+        )
         try:
             result = await self._commit(table, None, None, Change(events=events), expected=0)
         except BaseException:
@@ -75,15 +137,63 @@ class SeatCommands(Presence):
             await self.limits.release(table.id, charged)
             raise TableError("busy", "table id collision; try again")
         table.version = 1
+        await self.games.add(actor.player_id, table.id, now)
         return table
 
+    async def _check_games(self, player_id: str, joining: str | None = None) -> None:
+        await check_room(
+            self.games, self._resting, player_id, self.settings.turn_based_games_max, joining
+        )
+
+    async def my_games(self, player_id: str) -> dict[str, Any]:
+        """The player's My games page (app.tables.mine)."""
+        return await my_games(self.games, self._resting, player_id, self.clock())
+
+    async def _resting(self, table_id: str) -> tuple[Table, GameState | None]:
+        """A table as My games reads it: a paged-out one stays out of Redis."""
+        return await self.read(table_id, page_in=False)
+
     async def sit(
-        self, table_id: str, actor: Actor, seat_no: int, *, command_id: str | None = None
+        self,
+        table_id: str,
+        actor: Actor,
+        seat_no: int,
+        *,
+        command_id: str | None = None,
+        address: str | None = None,
     ) -> MoveResult:
+        """``address``: the client's address group (app.api.client), when known; players of
+        one address are told to the table, and kept apart at a public rated table."""
         present = (await self._count(table_id, actor.player_id, 0, report=False)).holder > 0
+        # A table's pace, and whether it is rated, never change: any copy this instance
+        # holds tells them.
+        hit = self._read_cache.get(table_id)
+        turn = (hit[1] if hit is not None else (await self.read(table_id))[0]).turn_based
+        # Checked and seated under the player's games lock (across instances).
+        async with self.games.holding(actor.player_id) if turn else contextlib.nullcontext():
+            if turn:
+                await self._check_games(actor.player_id, joining=table_id)
+            return await self._sit(table_id, actor, seat_no, command_id, address, present, hit)
+
+    async def _sit(
+        self,
+        table_id: str,
+        actor: Actor,
+        seat_no: int,
+        command_id: str | None,
+        address: str | None,
+        present: bool,
+        hit: Any,
+    ) -> MoveResult:
+        if (hit[1] if hit is not None else (await self.read(table_id))[0]).rated:
+            await self.rated_rules.check_player(actor.player_id, self.clock())
+        if self.seat_gate is not None:  # the app's check of blocks (app/friends/seating.py)
+            await self.seat_gate(actor.player_id, (await self.read(table_id))[0])
+        digest = self.rated_rules.digest(table_id, address or actor.address)
 
         def fn(table: Table, state: GameState | None, now: float) -> Change:
             seat = seat_at(table, seat_no)
+            no_compete(table, "sit")
             if table.seat_of(actor.player_id) is not None:
                 raise TableError("already_seated", "you already have a seat at this table")
             if seat.kind == "open" and table.status in ("waiting", "over"):
@@ -92,10 +202,17 @@ class SeatCommands(Presence):
                 pass  # take over a seat a player left during the game
             else:
                 raise TableError("seat_taken", f"seat {seat_no} is not free")
+            if table.rated and not table.private and _address_seated(table, digest):
+                raise TableError(
+                    "shared_address",
+                    "a player from your address already sits at this public rated table",
+                )
             table.seats[seat_no] = Seat(
                 kind="human",
                 player_id=actor.player_id,
                 name=actor.name,
+                address=digest,
+                left=seat.left if table.status == "playing" else False,
                 level=seat.level,
                 gone_since=None if present else now,
                 # Mid-game the seat still counts for the person who began the game in it.
@@ -110,14 +227,22 @@ class SeatCommands(Presence):
 
         result = await self._command(table_id, actor, command_id, fn)
         await self._recount(table_id, result.version)  # a spectator took a seat
+        await self.games.add(actor.player_id, table_id, self.clock())
         return result
 
     async def leave(
         self, table_id: str, actor: Actor, *, command_id: str | None = None
     ) -> MoveResult:
+        abandoned: list[tuple[str, int]] = []  # a rated game this player left: (table, game)
+
         def fn(table: Table, state: GameState | None, now: float) -> Change:
             seat_no = my_seat(table, actor)
+            if table.status == "playing":
+                no_compete(table, "leave")
             old = table.seats[seat_no]
+            abandoned.clear()
+            if table.status == "playing" and old.owner_id in (None, actor.player_id):
+                abandoned.append((table.id, table.game_no))
             if table.status == "playing":
                 # The computer finishes the game; a newcomer may take the seat over. The seat
                 # still counts for its player in the records (replaced by a computer).
@@ -130,7 +255,11 @@ class SeatCommands(Presence):
                     owner_name=old.owner_name or old.name,
                     replaced_hand=True,
                     replaced_game=True,
+                    # ranked last at a rated table, however the computer plays on
+                    left=table.rated or old.left,
                 )
+                if not table.rated:
+                    abandoned.clear()
             else:
                 table.seats[seat_no] = Seat()
             if table.host == actor.player_id:
@@ -140,6 +269,8 @@ class SeatCommands(Presence):
             return Change(events=[{"kind": "left", "seat": seat_no, "name": actor.name}])
 
         result = await self._command(table_id, actor, command_id, fn)
+        for table_id_, game_no in abandoned:  # counted now: a ban holds from this moment
+            await self.rated_rules.record_abandon(actor.player_id, self.clock(), table_id_, game_no)
         await self._recount(table_id, result.version)  # still watching, maybe
         return result
 
@@ -191,12 +322,73 @@ class SeatCommands(Presence):
             if not seat.away:
                 return Change(commit=False)
             seat.away = False
+            seat.timeouts = 0
             return Change(events=[{"kind": "back", "seat": seat_no}])
+
+        return await self._command(table_id, actor, command_id, fn)
+
+    async def give_time(
+        self,
+        table_id: str,
+        actor: Actor,
+        seat_no: int,
+        seconds: object,
+        *,
+        command_id: str | None = None,
+    ) -> MoveResult:
+        """The host gives the player in ``seat_no`` extra time on the move they have to make
+        now (a turn-based table; in the pass, every seat still passing shares the clock)."""
+        if (
+            not isinstance(seconds, int)
+            or isinstance(seconds, bool)
+            or seconds % 3600
+            or not 3600 <= seconds <= MAX_EXTRA_SECONDS
+        ):
+            raise TableError(
+                "bad_extra_time",
+                f"extra time is whole hours, from 3600 to {MAX_EXTRA_SECONDS} seconds",
+            )
+        extra = seconds
+
+        def fn(table: Table, state: GameState | None, now: float) -> Change:
+            require_host(table, actor)
+            if not table.turn_based:
+                raise TableError("wrong_pace", "extra time is for turn-based tables")
+            seat = seat_at(table, seat_no)
+            if (
+                table.status != "playing"
+                or table.deadline_ms is None
+                or seat_no not in table.deadline_seats
+            ):
+                raise TableError("not_their_turn", f"seat {seat_no} has no move to make now")
+            window, zone = table.hours_window(), table.time_zone
+            table.deadline_ms = clock_end(table.deadline_ms, extra, window, zone)
+            if table.warn_ms is not None:
+                table.warn_ms = clock_end(table.warn_ms, extra, window, zone)
+            event = {"kind": "extra_time", "seat": seat_no, "seconds": extra, "name": seat.name}
+            # A change of the table's view (its deadline): every page gets the new state.
+            return Change(events=[event])
 
         return await self._command(table_id, actor, command_id, fn)
 
 
 # -- the checks commands share -------------------------------------------------------------
+
+
+# What a competition's table (``table.compete``, app.compete) refuses, and why.
+_COMPETE_REFUSALS = {
+    "chat": "there is no chat at a competition's table",
+    "sit": "a competition's table has its players already",
+    "leave": "a competition's game is yours to finish: close the page and come back to it",
+    "rematch": "a competition's table plays its games once",
+    "watch": "a competition's table has no spectators",
+}
+
+
+def no_compete(table: Table, what: str) -> None:
+    """Refuse ``what`` at a competition's table (TableError ``compete_table``)."""
+    if table.compete:
+        raise TableError("compete_table", _COMPETE_REFUSALS[what])
 
 
 def seat_at(table: Table, seat_no: int) -> Seat:
@@ -239,6 +431,13 @@ def mover(
         left = math.ceil((table.pause_until_ms - now) / 1000)
         raise TableError("between_hands", f"the next hand opens in {left} s")
     return seat_no, state
+
+
+def _address_seated(table: Table, digest: str | None) -> bool:
+    """Whether a player of this address digest already sits at the table."""
+    return digest is not None and any(
+        s.kind == "human" and s.address == digest for s in table.seats
+    )
 
 
 def _check_level(level: object) -> str:

@@ -5,6 +5,8 @@
 - app.tables.presence: sockets on a table and the seats' connection;
 - app.tables.seats: a new table, sitting, leaving, computer seats, the shared checks;
 - app.tables.claims and app.tables.commands: claims, moves, chat, start and rematch;
+- app.tables.hints: a player's hint at a table with hints;
+- app.tables.compete: a competition's table, made and started with its own seed;
 - app.tables.timers: deadlines, pauses, grace, idleness (pure functions of table and time);
 - app.tables.computer: the computer's turn; app.tables.records: results records.
 
@@ -16,12 +18,15 @@ from __future__ import annotations
 
 import logging
 
-from app.tables import records, timers
+import app.tables.records as records
+import app.tables.timers as timers
 from app.tables.change import Actor, Change, FindGameId, MoveResult, Mutation, public_move
-from app.tables.commands import GameCommands
+from app.tables.compete import CompeteCommands
 from app.tables.computer import BOT_LEVELS, apply_computer_move, computer_move
 from app.tables.errors import TableError
-from app.tables.seats import DEFAULT_BOT_LEVEL, SeatCommands
+from app.tables.hints import HintCommands
+from app.tables.model import Table
+from app.tables.seats import DEFAULT_BOT_LEVEL
 from app.tables.writer import MAX_ATTEMPTS, MOVE_IDS_KEPT
 
 log = logging.getLogger(__name__)
@@ -41,7 +46,7 @@ __all__ = [
 ]
 
 
-class TableService(GameCommands, SeatCommands):
+class TableService(CompeteCommands, HintCommands):
     """Every command on live tables, and the due work of timers and computer players."""
 
     async def run_due(self, table_id: str) -> None:
@@ -67,6 +72,8 @@ class TableService(GameCommands, SeatCommands):
                     move = await computer_move(self.computer, self._bot_memo, table, state, seat_no)
                     apply_computer_move(table, state, seat_no, move, change)
                 if not change.commit:
+                    if await self._page_out(table, now):
+                        return
                     await self._fix_due(table, state, now)
                     return
                 if await self._commit(table, before, state, change, expected=table.version):
@@ -77,3 +84,14 @@ class TableService(GameCommands, SeatCommands):
                 await self.store.drop_due(table_id)
                 return
             raise
+
+    async def _page_out(self, table: Table, now: float) -> bool:
+        """An idle turn-based table nobody has open leaves Redis (app.tables.durable)."""
+        if self.durable is None or not self.durable.idle(table, now):
+            return False
+        if (await self._count(table.id, "", 0, table=table, report=False)).sockets:
+            return False
+        if not await self.durable.page_out(table, now):
+            return False
+        self.forget(table.id)
+        return True

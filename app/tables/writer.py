@@ -14,29 +14,54 @@ each instance's realtime hub turns the published notice into per-seat views.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import orjson
 
+import app.tables.records as records
+import app.tables.timers as timers
 from app import engine
 from app.engine import GameState
 from app.settings import Settings
 from app.store import LoadedTable, TableStore
 from app.store.records import encode_event
 from app.store.sockets import SocketCounts
-from app.tables import records, timers
 from app.tables.change import Actor, Change, FindGameId, MoveResult, Mutation
 from app.tables.computer import BotMemo, ComputerPlayers
+from app.tables.durable import Durable
 from app.tables.errors import TableError
 from app.tables.limits import HostingLimits
+from app.tables.mine import GameIndex
 from app.tables.model import Table, lobby_listed
+from app.tables.rated import RatedRules
+
+log = logging.getLogger(__name__)
 
 MOVE_IDS_KEPT = 16  # command ids remembered per player, so a resent command applies once
 MAX_ATTEMPTS = 20  # compare-and-set retries before answering "busy"
+
+
+class Notify(Protocol):
+    """The shape of app.notify's ``Notifier.send``."""
+
+    def __call__(
+        self,
+        player_id: str,
+        kind: str,
+        *,
+        table_id: str | None = None,
+        data: Mapping[str, object] | None = None,
+    ) -> Awaitable[None]: ...
+
+
+# Asked before a player takes a seat (player id, the table as Redis holds it): raises a
+# TableError to refuse. The app's check of blocks (app/friends/seating.py).
+SeatGate = Callable[[str, Table], Awaitable[None]]
 
 
 def _now_ms() -> float:
@@ -74,12 +99,23 @@ class TableWriter:
         self.find_game_id = find_game_id
         # Live tables per creator and per client address, counted in Redis.
         self.limits = HostingLimits(store.redis, settings, namespace=store.namespace)
+        # Rated tables: who may sit, abandons, address digests (the app sets its SQL gate).
+        self.rated_rules = RatedRules(store.redis, settings, store.namespace)
+        # Who may sit beyond the table's own rules (set by the app; None: anyone).
+        self.seat_gate: SeatGate | None = None
+        # The tables each player sat down at, for their My games (app.tables.mine).
+        self.games = GameIndex(store.redis, store.namespace)
         # Told of every change this instance commits (table id, the published notice), so
         # its own sockets need not wait for the notice to come back through Redis.
         self.committed: Callable[[str, dict[str, Any]], None] | None = None
         # Called with a table's id when a commit here changed its lobby line (the lobby
         # index of this instance reads it before its next page: read-your-writes).
         self.lobby_changed: Callable[[str], None] | None = None
+        # Called after a commit with the notices it gives (a turn-based table's "your turn",
+        # "time almost up", "game over"): app.notify's Notifier.send, or None (none sent).
+        self.notify: Notify | None = None
+        # SQL copies of turn-based tables (app.tables.durable): restore, page-out. None: off.
+        self.durable: Durable | None = None
         # Read cache for views: table id -> (version, table, state).
         self._read_cache: dict[str, tuple[int, Table, GameState | None]] = {}
         if store.fast is not None:
@@ -97,12 +133,13 @@ class TableWriter:
     # -- reading ---------------------------------------------------------------------------
 
     async def read(
-        self, table_id: str, at_least: int | None = None
+        self, table_id: str, at_least: int | None = None, *, page_in: bool = True
     ) -> tuple[Table, GameState | None]:
         """The table and its engine state (shared, read-only objects: do not mutate).
 
         With ``at_least``, a cached copy that new (e.g. what this instance just committed)
-        is returned without asking Redis.
+        is returned without asking Redis. Without ``page_in``, a turn-based table out of
+        Redis is read from its SQL copy and left out (My games lists it so).
         """
         if at_least is not None:
             cached = self._read_cache.get(table_id)
@@ -115,11 +152,13 @@ class TableWriter:
                 cached = self._read_cache.get(table_id)
                 if cached is not None and cached[0] >= at_least:
                     return cached[1], cached[2]
-        loaded = await self._fetch(table_id)
+        loaded = await self._fetch(table_id, page_in=page_in)
         cached = self._read_cache.get(table_id)
         if cached is not None and cached[0] == loaded.version:
             return cached[1], cached[2]
         table, state = _parse(loaded)
+        if page_in and await self._caught_up(table):
+            return await self.read(table_id)  # Redis had lost versions: SQL's is back
         if cached is None or cached[0] < loaded.version:
             # Not over a newer copy: this instance may have committed one meanwhile.
             self._read_cache[table_id] = (loaded.version, table, state)
@@ -128,9 +167,15 @@ class TableWriter:
     def forget(self, table_id: str) -> None:
         self._read_cache.pop(table_id, None)
 
-    async def _fetch(self, table_id: str) -> LoadedTable:
+    async def _fetch(self, table_id: str, *, page_in: bool = True) -> LoadedTable:
         """What Redis holds of the table (``unknown_table`` when nothing: expired or never)."""
         loaded = await self.store.load(table_id)
+        if loaded is None and self.durable is not None:
+            # Lost by Redis, or paged out: a turn-based table comes back from SQL.
+            if page_in:
+                loaded = await self.durable.restore(table_id, self.clock())
+            else:
+                loaded = await self.durable.peek(table_id)
         if loaded is None:
             self._read_cache.pop(table_id, None)
             raise TableError("unknown_table", f"no table {table_id!r} (it may have expired)")
@@ -237,8 +282,8 @@ class TableWriter:
             try:
                 change = fn(table, state, now)
             except TableError:
-                if cached:
-                    continue  # answer errors from what Redis holds, not from a copy
+                if cached or await self._caught_up(table):
+                    continue  # answer errors from what Redis (or SQL, newer) holds
                 raise
             if not change.commit:
                 if cached:
@@ -273,8 +318,24 @@ class TableWriter:
         """After a no-op visit (e.g. a claimed due item that was not due after all)."""
         if table.status == "playing" and state is not None and table.pause_until_ms is None:
             self._schedule(table, state, state, now)
-        due = timers.next_due(table, now, self.settings, self.find_game_id)
+        due = self._next_due(table, now)
         await self.store.set_due_if_version(table.id, table.version, due)
+
+    async def _caught_up(self, table: Table, version: int | None = None) -> bool:
+        """A turn-based table read from Redis at ``version`` (its own by default): True when
+        SQL held a newer version (Redis lost writes), which is now back in Redis."""
+        if self.durable is None or not table.turn_based:
+            return False
+        at = table.version if version is None else version
+        if not await self.durable.catch_up(table.id, at, self.clock()):
+            return False
+        self._read_cache.pop(table.id, None)
+        return True
+
+    def _next_due(self, table: Table, now: float) -> float | None:
+        return timers.next_due(
+            table, now, self.settings, self.find_game_id, page_out=self.durable is not None
+        )
 
     async def _commit(
         self,
@@ -300,6 +361,12 @@ class TableWriter:
                 table.status = "over"
                 table.ended = "finished"
                 table.game_ended_ms = now
+                if table.turn_based:
+                    change.notices += [
+                        (seat.player_id, "game_over")
+                        for seat in table.seats
+                        if seat.kind == "human" and seat.player_id is not None
+                    ]
                 change.events.append(
                     {
                         "kind": "game_over",
@@ -323,7 +390,15 @@ class TableWriter:
             change.events.append({"kind": "abandoned", "reason": change.abandon})
         table.move_no += len(change.moves)
         if table.status == "playing" and state is not None:
+            deadline = table.deadline_ms
             self._schedule(table, old_state, state, now, moved=change.new_state is not None)
+            if table.turn_based and table.deadline_ms not in (None, deadline):
+                # A turn begins at a turn-based table: its players are told (after the commit).
+                change.notices += [
+                    (player_id, "your_turn")
+                    for i in table.deadline_seats
+                    if (player_id := table.seats[i].player_id) is not None
+                ]
         else:
             table.deadline_ms = None
             table.deadline_seats = []
@@ -342,8 +417,12 @@ class TableWriter:
             "t": round(now, 1),
         }
         message = orjson.dumps(note)
-        blob = orjson.dumps(table.to_json()) if change.state_changed or change.save_table else None
-        due = timers.next_due(table, now, self.settings, self.find_game_id)
+        # A turn-based table's every version is whole, for its SQL copy.
+        whole = change.state_changed or change.save_table or table.turn_based
+        blob = orjson.dumps(table.to_json()) if whole else None
+        due = self._next_due(table, now)
+        if await self._caught_up(table, expected):
+            return False  # Redis had lost versions SQL holds: made again on the restored one
         # The table's channel often tells this instance's hub of the change before the reply
         # comes back: the hub waits for the reply (``read``) instead of reading the table.
         landing: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -372,6 +451,9 @@ class TableWriter:
         if not result.ok:
             return False
         table.version = new_version
+        if self.durable is not None and table.turn_based and blob is not None:
+            # Before the move is answered: an answered move is in SQL (app.tables.durable).
+            await self.durable.save(table, blob, found)
         if blob is not None:
             # What was just stored is what the hubs will read (and the next change start
             # from): keep it. The object is not changed after this.
@@ -380,7 +462,19 @@ class TableWriter:
             self.committed(table.id, note)
         if lobby != "keep" and self.lobby_changed is not None:
             self.lobby_changed(table.id)
+        if change.notices and self.notify is not None:
+            await self._send_notices(table, change.notices)
         return True
+
+    async def _send_notices(self, table: Table, notices: list[tuple[str, str]]) -> None:
+        """Hand a commit's notices to the notifier: by the instance that committed, once."""
+        assert self.notify is not None
+        data = {"preset": table.preset, "game_no": table.game_no}
+        for player_id, kind in notices:
+            try:
+                await self.notify(player_id, kind, table_id=table.id, data=data)
+            except Exception:
+                log.exception("notice %s for %s at table %s not sent", kind, player_id, table.id)
 
 
 def _lobby_change(

@@ -7,12 +7,22 @@
 // cookie-signed POSTs (a form on another site cannot send it). docs/protocol.md.
 
 // Older versions kept the token itself here: it is handed to the server once for the cookie.
+import { has, language, t } from "./i18n.js";
+
 const LEGACY_TOKEN_KEY = "hearts.token";
 const PLAYER_KEY = "hearts.player";
 
+/** The words for a server's error code: the catalog's error.<code> (static/i18n), else the
+ *  server's own sentence. An English page keeps the server's sentence, which is the more
+ *  precise (one code, several situations); docs/frontend.md "Languages". */
+export function errorWords(code, message) {
+  if (language() !== "en" && has(`error.${code}`)) return t(`error.${code}`);
+  return message || (has(`error.${code}`) ? t(`error.${code}`) : code);
+}
+
 export class ApiError extends Error {
   constructor(status, code, message) {
-    super(message);
+    super(errorWords(code, message));
     this.status = status;
     this.code = code;
   }
@@ -50,7 +60,7 @@ export async function api(path, { method = "GET", body = undefined, bearer = und
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, "network", "The server cannot be reached. Check your connection.");
+    throw new ApiError(0, "network", t("error.network"));
   }
   if (response.status === 204) return null;
   let data = null;

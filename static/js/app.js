@@ -2,10 +2,19 @@
 //   /                        lobby
 //   /?table=ID[&invite=X]    a table (play or watch); invite links look like this
 //   /?replay=GAME_ID         the replay of a finished game
+//   /?player=ID              a player's page (ratings with their uncertainty)
+//   /?leaderboard=VARIANT    a variant's leaderboard (established ratings)
+//   /?daily=PRESET           the daily challenge of a preset (play, results, leaderboards)
+//   /?clubs=1, /?club=ID     my clubs; one club (&link=TOKEN: its join link)
+//   /?games=1                My games: every table the player sits at (static/js/mygames.js)
 
 import { adoptLegacyToken, checkSession, session, signOut } from "./api.js";
-import { h, fill } from "./dom.js";
+import { h, fill, toast } from "./dom.js";
 import { applyPrefs, prefs, setPref } from "./prefs.js";
+import { language, setLanguage, t } from "./i18n.js";
+import { setupNotifications } from "./notify.js";
+import { mountMyGames, setupMyGames } from "./mygames.js";
+import { followFriends, setupFriendAlerts } from "./alerts.js";
 
 applyPrefs();
 
@@ -17,7 +26,7 @@ const TABLE_MODULES = [
   "./table.js", "./socket.js", "./table/util.js", "./table/layout.js", "./table/seats.js",
   "./table/trick.js", "./table/center.js", "./table/actions.js", "./table/hand.js",
   "./table/scores.js", "./table/chat.js", "./table/motion.js", "./table/invite.js", "./table/conveniences.js",
-  "./table/befriend.js",
+  "./table/befriend.js", "./table/moretime.js", "./table/hint.js",
 ];
 
 /** The table page's stylesheet (css/table.css; the replay page's too), added once; resolves
@@ -57,8 +66,8 @@ function renderWho() {
   }
   fill(
     who,
-    h("span", { class: "who-name", title: player.is_guest ? "Playing as a guest" : "Signed in" },
-      player.name, player.is_guest ? " (guest)" : ""),
+    h("span", { class: "who-name", title: player.is_guest ? t("who.guest_title") : t("who.signed_in") },
+      player.is_guest ? t("who.guest_name", { name: player.name }) : player.name),
     h("button", {
       type: "button",
       class: "btn ghost small",
@@ -66,7 +75,7 @@ function renderWho() {
         await signOut();
         location.href = "/";
       },
-    }, "Sign out"),
+    }, t("who.sign_out")),
   );
 }
 
@@ -84,6 +93,15 @@ function setupPrefs() {
   four.addEventListener("change", () => setPref("fourColour", four.checked));
   anim.addEventListener("change", () => setPref("animations", anim.checked));
   forced.addEventListener("change", () => setPref("autoForced", forced.checked));
+  // The language (static/js/i18n.js): switched at once, the page drawn again, no reload.
+  const lang = document.getElementById("pref-lang");
+  lang.value = language();
+  lang.addEventListener("change", () => {
+    setLanguage(lang.value).catch(() => {
+      lang.value = language();
+      toast(t("error.network"), "error");
+    });
+  });
 }
 
 async function route() {
@@ -91,6 +109,10 @@ async function route() {
   const main = document.getElementById("main");
   if (current && current.destroy) current.destroy();
   fill(main);
+  // The invitations banner (static/js/alerts.js): the lobby's socket feeds it on the lobby.
+  const lobbyPage = !["table", "club", "clubs", "games", "daily", "player", "leaderboard", "replay"]
+    .some((key) => params.get(key));
+  followFriends(!lobbyPage);
   if (params.get("table")) {
     preloadModules(TABLE_MODULES);
     const [{ mountTable }] = await Promise.all([import("./table.js"), loadTableStyle()]);
@@ -98,6 +120,20 @@ async function route() {
       invite: params.get("invite"),
       autoSit: params.get("sit") === "1",
     });
+  } else if (params.get("club") || params.get("clubs")) {
+    const { mountClubs } = await import("./clubs.js");
+    current = mountClubs(main, params.get("club"), params.get("link"));
+  } else if (params.get("games")) {
+    current = mountMyGames(main);
+  } else if (params.get("daily")) {
+    const [{ mountDaily }] = await Promise.all([import("./daily.js"), loadTableStyle()]);
+    current = mountDaily(main, params.get("daily"));
+  } else if (params.get("player")) {
+    const { mountPlayer } = await import("./player.js");
+    current = mountPlayer(main, params.get("player"));
+  } else if (params.get("leaderboard")) {
+    const { mountLeaderboard } = await import("./player.js");
+    current = mountLeaderboard(main, params.get("leaderboard"));
   } else if (params.get("replay")) {
     const [{ mountReplay }] = await Promise.all([import("./replay.js"), loadTableStyle()]);
     current = mountReplay(main, params.get("replay"));
@@ -108,9 +144,16 @@ async function route() {
 }
 
 window.addEventListener("hearts:identity", renderWho);
+window.addEventListener("hearts:language", () => {
+  renderWho();
+  route();
+});
 window.addEventListener("popstate", route);
 
 setupPrefs();
+setupNotifications(); // the service worker, pushes, e-mail (static/js/notify.js)
+setupMyGames(); // the "Your games" strip, the badge and the title's count on every page
+setupFriendAlerts(); // invitations and friend requests at the top of every page
 renderWho();
 // A token an older version kept in localStorage becomes the session cookie before a page
 // opens its socket (which the cookie signs).

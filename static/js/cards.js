@@ -2,16 +2,20 @@
 // (Light face / Dark face). Rendering, names for screen readers, and sorting.
 
 import { h } from "./dom.js";
+import { faceWords, t } from "./i18n.js";
 
 export const SUITS = "CDSH";
 export const RANKS = "23456789TJQKA";
+// English, for the sentences of the parts not yet translated (trick.js, actions.js, replay.js:
+// "clubs led"); a translated sentence takes suitName().
 export const SUIT_NAMES = { C: "clubs", D: "diamonds", S: "spades", H: "hearts" };
+
+/** A suit's name in the page's language (catalog card.suit.<S>). */
+export function suitName(suit) {
+  return t(`card.suit.${suit}`);
+}
 export const SUIT_SINGULAR = { C: "club", D: "diamond", S: "spade", H: "heart" };
 export const SUIT_SYMBOLS = { C: "\u2663", D: "\u2666", S: "\u2660", H: "\u2665" };
-const RANK_NAMES = {
-  2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine",
-  T: "ten", J: "jack", Q: "queen", K: "king", A: "ace",
-};
 const RANK_SHOWN = { T: "10" };
 
 /** One face: {code, rank, suit, joker}. */
@@ -27,15 +31,15 @@ export function parseCard(code) {
 }
 
 export function faceName(face) {
-  if (face.joker) return "joker";
-  return `${RANK_NAMES[face.rank]} of ${SUIT_NAMES[face.suit]}`;
+  if (face.joker) return t("card.joker");
+  return faceWords(face.rank, face.suit);
 }
 
 /** Words for a screen reader: "queen of spades", "queen of spades, dark side three of hearts". */
 export function cardName(code) {
   const card = parseCard(code);
   if (!card.dark) return faceName(card.light);
-  return `${faceName(card.light)}, dark side ${faceName(card.dark)}`;
+  return t("card.double", { light: faceName(card.light), dark: faceName(card.dark) });
 }
 
 /** Short text: "Q♠", "10♦", "Q♠/3♥". */

@@ -68,3 +68,14 @@ export function toast(message, kind = "info") {
     el.className = "toast";
   }, 4000);
 }
+
+/** Add a page's own stylesheet once (``id`` names the link; ``href`` resolved by the caller
+ *  against its own module URL, so versioned URLs keep working). */
+export function addStylesheet(id, href) {
+  if (document.getElementById(id)) return;
+  const link = document.createElement("link");
+  link.id = id;
+  link.rel = "stylesheet";
+  link.href = href;
+  document.head.append(link);
+}

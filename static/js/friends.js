@@ -1,4 +1,4 @@
-// The lobby's friends panel (issue 14): friends with presence (join or watch their table in one
+// The lobby's friends panel: friends with presence (join or watch their table in one
 // click), requests, invitations to a seat (the page title says so, and a sound if chosen),
 // add a friend by account name or friend link, people played with recently, appear offline.
 // Fed by the lobby socket's friends / presence / invite / invite_gone messages
@@ -6,7 +6,7 @@
 
 import { ApiError, api, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
-import { GAME_LABELS } from "./labels.js";
+import { onFriendMessage, tableName } from "./alerts.js";
 
 const AWAY_AFTER_MS = 60_000; // a hidden page counts as away after a minute
 const SOUND_KEY = "hearts.inviteSound";
@@ -48,6 +48,7 @@ export class FriendsPanel {
 
   /** A lobby socket message; true when it was one of ours. */
   onMessage(msg) {
+    onFriendMessage(msg); // the banner at the top of the page (static/js/alerts.js)
     if (msg.type === "friends") {
       this.data = msg;
       this.invites = new Map((msg.invites || []).map((i) => [i.id, i]));
@@ -166,9 +167,8 @@ export class FriendsPanel {
   }
 
   inviteItem(invite) {
-    const game = GAME_LABELS[invite.preset] || invite.preset;
     return h("li", { class: "invite-item" },
-      h("span", {}, h("strong", {}, invite.from.name), ` invites you to a ${game} table`),
+      h("span", {}, h("strong", {}, invite.from.name), ` invites you to a table: ${tableName(invite)}`),
       h("button", {
         type: "button", class: "btn small primary",
         onclick: () => this.act(`/api/friends/invites/${invite.id}/accept`, undefined, (r) => { location.href = r.path; }),

@@ -1,12 +1,21 @@
 // Plain words for option values, games, directions, seats and the server's reason codes.
 
-import { SUIT_NAMES, cardName } from "./cards.js";
+import { cardName, suitName } from "./cards.js";
+import { has, language, t } from "./i18n.js";
 
 export const GAME_LABELS = {
   classic: "Hearts (3, 4 or 5 players)",
   dummy: "Two players with a dummy",
   twentyeight: "Two players, 28 cards, hearts trump",
   double: "Double Hearts (two-sided cards)",
+};
+
+/** A game's short name, for a table named in one line ("Hearts, 4 players, private"). */
+export const GAME_NAMES = {
+  classic: "Hearts",
+  dummy: "Hearts for two with a dummy",
+  twentyeight: "28-card Hearts",
+  double: "Double Hearts",
 };
 
 export const OPTION_HELP = {
@@ -106,91 +115,49 @@ export function relativeSeat(me, other, n) {
   return d === 2 ? "second on your left" : "second on your right";
 }
 
-/** The server's reason codes in words. `ctx` may carry {ledSuit, card, game, passCount}. */
+/** The server's reason codes in words (catalog keys error.<code>, reason.*). `ctx` may carry
+ *  {ledSuit, card, game, passCount, waitingFor}. */
 export function reasonWords(code, message, ctx = {}) {
-  const card = ctx.card ? cardName(ctx.card) : "that card";
-  const suit = ctx.ledSuit ? SUIT_NAMES[ctx.ledSuit] : null;
+  const card = ctx.card ? cardName(ctx.card) : t("reason.that_card");
+  const suit = ctx.ledSuit ? suitName(ctx.ledSuit) : null;
   switch (code) {
     case "not_your_turn":
-      return ctx.waitingFor ? `It is not your turn: waiting for ${ctx.waitingFor}.` : "It is not your turn yet.";
+      return ctx.waitingFor ? t("reason.waiting_for", { name: ctx.waitingFor }) : t("error.not_your_turn");
     case "must_follow_suit":
-      return suit
-        ? `You must follow suit: ${suit} were led and you still hold ${suit}.`
-        : "You must follow the suit that was led.";
+      return suit ? t("reason.follow_suit", { suit }) : t("error.must_follow_suit");
     case "hearts_not_broken":
-      if (ctx.game === "dummy") {
-        return "Scoring cards (hearts, the queen of spades, the ten of diamonds) may not be led until one has been played.";
-      }
-      if (ctx.game === "double") {
-        return "Hearts are not broken yet: a card with a heart or the queen of spades on either face may not be led.";
-      }
-      return `Hearts are not broken yet, so you may not lead the ${card}. Lead another suit.`;
+      if (ctx.game === "dummy") return t("reason.hearts_dummy");
+      if (ctx.game === "double") return t("reason.hearts_double");
+      return t("error.hearts_not_broken", { card });
     case "no_points_on_first_trick":
-      return `No points on the first trick: the ${card} scores, so play another card.`;
+      return t("error.no_points_on_first_trick", { card });
     case "must_lead_card": {
       const want = /led with (.+)$/.exec(message || "");
       if (ctx.game === "double") {
         const dark = /Dark (\w\w)/.exec(message || "");
-        const which = dark ? cardName(dark[1]) : "two of clubs";
-        return `The first trick is led with the card whose Dark face is the ${which}, Dark face up.`;
+        return t("reason.lead_dark", { card: cardName(dark ? dark[1] : "2C") });
       }
       return want
-        ? `The first trick must be led with the ${cardName(want[1].trim().slice(0, 2))}.`
-        : "The first trick must be led with a particular card.";
+        ? t("reason.lead_with", { card: cardName(want[1].trim().slice(0, 2)) })
+        : t("error.must_lead_card");
     }
-    case "must_lead_club":
-      return "The first trick must be led with a club.";
-    case "must_discard_penalty":
-      return "You cannot follow suit, so you must discard a card that scores points.";
-    case "joker_lead":
-      return "A joker may be led only when you hold nothing else you may lead.";
-    case "face_required":
-      return "Choose which face of the card leads: Light or Dark.";
     case "wrong_hand":
-      return /dummy/.test(message || "")
-        ? "This card must come from your half dummy: it is the dummy's turn to play."
-        : "This card must come from your hand, not your half dummy.";
-    case "card_not_in_hand":
-      return "That card is not in your hand.";
+      return /dummy/.test(message || "") ? t("reason.from_dummy") : t("error.wrong_hand");
     case "wrong_pass_count":
-      return `Choose exactly ${ctx.passCount || "the right number of"} cards to pass.`;
-    case "pass_forbidden_card":
-      return "One of those cards may not be passed at this table.";
-    case "already_passed":
-      return "You have already passed your cards.";
-    case "wrong_phase":
-      return "That cannot be done at this moment of the hand.";
-    case "game_over":
-      return "The game is over.";
-    case "between_hands":
-      return "The hand is over: wait a moment for the next one to open.";
+      return ctx.passCount ? t("error.wrong_pass_count", { count: ctx.passCount }) : t("reason.pass_count_unknown");
     case "wrong_status":
-      return message ? capitalise(message) + "." : "That cannot be done now.";
-    case "claim_refused":
-      return `Your claim was refused: ${message || "the others can still take a trick"}. You cannot claim again this hand.`;
-    case "claim_refused_already":
-      return "Your claim was refused earlier in this hand: play the hand out.";
-    case "claim_pending":
-      return "Your claim is being checked: wait a moment.";
-    case "stale_version":
-    case "busy":
-      return "The table changed at the same moment. Try again.";
-    case "not_seated":
-      return "You are watching: take a seat to play.";
-    case "seat_taken":
-      return "That seat has just been taken.";
-    case "seats_open":
-      return "Every seat needs a player or a computer before the game can start.";
-    case "not_host":
-      return "Only the table's host may do that.";
-    case "rate_limited":
-      return "Too many clicks at once; slow down a little.";
-    case "no_token":
-      return "Choose a name first (a guest name is enough).";
     case "bad_chat":
-      return message ? capitalise(message) + "." : "That message cannot be sent.";
+      // The server's own words say what is wrong (kept in English: a free sentence, no code).
+      return message ? capitalise(message) + "." : t(`error.${code}`);
+    case "claim_refused":
+      return message && language() === "en"
+        ? `Your claim was refused: ${message}. You cannot claim again this hand.`
+        : t("error.claim_refused");
+    case "busy":
+      return t("error.stale_version");
     default:
-      return message ? capitalise(message) + "." : "That move is not allowed.";
+      if (has(`error.${code}`)) return t(`error.${code}`);
+      return message ? capitalise(message) + "." : t("reason.not_allowed");
   }
 }
 

@@ -1,12 +1,16 @@
 // The lobby: who you are, the live list of public tables, creating a table, invite links,
 // and your finished games (replays).
 
-import { ApiError, api, logIn, register, session, signInAsGuest } from "./api.js";
+import { api, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
 import { BOT_LABELS, GAME_LABELS, botLabel, relativeSeat } from "./labels.js";
-import { optionField } from "./option_fields.js";
+import { chosenOptions, optionApplies, optionField } from "./option_fields.js";
 import { LiveSocket } from "./socket.js";
+import { prefs, setPref } from "./prefs.js";
+import { rulesLines } from "./rules_words.js";
 import { FriendsPanel } from "./friends.js";
+import { IdentityPart } from "./lobby_identity.js";
+import { paceText } from "./mygames.js";
 
 /** The signed-in player's id (null when signed out): whom the lobby socket speaks for. */
 function playerId() {
@@ -22,7 +26,13 @@ const TIMERS = [
   [30, "30 seconds a turn"],
   [60, "1 minute a turn"],
   [120, "2 minutes a turn"],
+  // Turn-based tables (docs/turn-based.md): a game over days, each move with its clock.
+  ["turn:3600", "Turn-based: 1 hour a move"],
+  ["turn:43200", "Turn-based: 12 hours a move"],
+  ["turn:86400", "Turn-based: 1 day a move"],
+  ["turn:259200", "Turn-based: 3 days a move"],
 ];
+
 
 export function mountLobby(root) {
   const lobby = new Lobby(root);
@@ -116,94 +126,6 @@ class Lobby {
 
   // -- who you are ---------------------------------------------------------------------------
 
-  renderIdentity() {
-    const player = session.player;
-    if (player) {
-      const children = [
-        h("h2", { id: "id-title" }, "You"),
-        h("p", {}, "Playing as ", h("strong", { class: "me-name" }, player.name), player.is_guest ? " (guest)." : "."),
-      ];
-      if (player.is_guest) {
-        children.push(
-          h("details", { class: "register" },
-            h("summary", {}, "Keep your games: create an account"),
-            this.accountForm("register")),
-        );
-      }
-      fill(this.identityBox, ...children);
-      return;
-    }
-    const guestName = h("input", {
-      id: "guest-name", name: "name", maxlength: "24", required: true, autocomplete: "nickname",
-      placeholder: "e.g. Alex",
-    });
-    const guestError = h("p", { class: "form-error", role: "alert" });
-    const guestForm = h("form", {
-      class: "guest-form",
-      onsubmit: async (event) => {
-        event.preventDefault();
-        guestError.textContent = "";
-        const name = guestName.value.trim();
-        if (!name) {
-          guestError.textContent = "Type a name first.";
-          guestName.focus();
-          return;
-        }
-        try {
-          await signInAsGuest(name);
-        } catch (error) {
-          guestError.textContent = error.message;
-        }
-      },
-    },
-    h("label", { for: "guest-name" }, "Your name at the table"),
-    h("div", { class: "row" }, guestName, h("button", { type: "submit", class: "btn primary", id: "guest-go" }, "Play as a guest")),
-    guestError);
-    fill(
-      this.identityBox,
-      h("h2", { id: "id-title" }, "Who are you?"),
-      guestForm,
-      h("details", { class: "login" }, h("summary", {}, "I have an account: log in"), this.accountForm("login")),
-    );
-  }
-
-  accountForm(kind) {
-    const prefix = kind === "login" ? "login" : "reg";
-    const name = h("input", { id: `${prefix}-name`, autocomplete: "username", maxlength: "24", required: true });
-    const password = h("input", {
-      id: `${prefix}-password`, type: "password", required: true, maxlength: "128",
-      autocomplete: kind === "login" ? "current-password" : "new-password",
-    });
-    const error = h("p", { class: "form-error", role: "alert" });
-    const submit = async (event) => {
-      event.preventDefault();
-      error.textContent = "";
-      try {
-        if (kind === "login") await logIn(name.value.trim(), password.value);
-        else await register(name.value.trim(), password.value);
-        toast(kind === "login" ? "Signed in." : "Account created.");
-      } catch (e) {
-        error.textContent = e instanceof ApiError && e.status === 404
-          ? "Accounts are not available on this server."
-          : e.message;
-      }
-    };
-    return h("form", { class: "account-form", onsubmit: submit },
-      h("label", { for: `${prefix}-name` }, "Account name"), name,
-      h("label", { for: `${prefix}-password` }, kind === "login" ? "Password" : "Password (8 characters or more)"), password,
-      h("div", { class: "row" },
-        h("button", { type: "submit", class: "btn" }, kind === "login" ? "Log in" : "Create account")),
-      error);
-  }
-
-  requireName() {
-    if (session.player) return true;
-    toast("Choose a name first (a guest name is enough).", "error");
-    const input = document.getElementById("guest-name");
-    if (input) input.focus();
-    return false;
-  }
-
   // -- public tables -------------------------------------------------------------------------
 
   renderTablesFrame() {
@@ -212,6 +134,11 @@ class Lobby {
     this.filterGame = h("select", { id: "filter-game", onchange: () => this.changeFilter() },
       h("option", { value: "" }, "All games"),
       Object.entries(GAME_LABELS).map(([game, label]) => h("option", { value: game }, label)));
+    // Live tables (everyone at the table now) or turn-based ones (a move a day or so).
+    this.filterPace = h("select", { id: "filter-pace", onchange: () => this.changeFilter() },
+      h("option", { value: "" }, "Live and turn-based"),
+      h("option", { value: "live" }, "Live only"),
+      h("option", { value: "turn" }, "Turn-based only"));
     this.filterOpen = h("input", { type: "checkbox", id: "filter-open", onchange: () => this.changeFilter() });
     this.tableCount = h("p", { class: "meta table-count", id: "table-count", "aria-live": "polite" }, "Loading the tables\u2026");
     this.tableList = h("ul", { class: "table-list", "aria-live": "polite", "aria-relevant": "additions removals", "aria-describedby": "table-count" });
@@ -222,7 +149,8 @@ class Lobby {
       this.tablesBox,
       h("h2", { id: "tables-title" }, "Public tables"),
       h("div", { class: "filters row" },
-        h("label", { for: "filter-game" }, "Game"), this.filterGame,
+        h("label", { for: "filter-game" }, "Show"), this.filterGame,
+        h("label", { for: "filter-pace", class: "sr-only" }, "Pace"), this.filterPace,
         h("label", { class: "check" }, this.filterOpen, " Only tables with a free seat")),
       this.tableCount,
       // A box of fixed height: the list never pushes the panels below it around.
@@ -235,6 +163,7 @@ class Lobby {
   lobbyFilter() {
     const filter = { limit: LOBBY_PAGE };
     if (this.filterGame && this.filterGame.value) filter.variant = this.filterGame.value;
+    if (this.filterPace && this.filterPace.value) filter.pace = this.filterPace.value;
     if (this.filterOpen && this.filterOpen.checked) filter.free_seats = 1;
     return filter;
   }
@@ -315,7 +244,7 @@ class Lobby {
     }
     const rows = [...this.tables.values()]
       .sort((a, b) => (b.created_ms || 0) - (a.created_ms || 0) || (a.id < b.id ? -1 : 1));
-    const filtered = Boolean(this.filterGame.value || this.filterOpen.checked);
+    const filtered = Boolean(this.filterGame.value || this.filterPace.value || this.filterOpen.checked);
     this.tableCount.textContent = !this.total ? ""
       : rows.length >= this.total ? `${this.total} ${this.total === 1 ? "table" : "tables"}`
         : `The newest ${rows.length} of ${this.total} tables`;
@@ -342,7 +271,7 @@ class Lobby {
     return h("li", { class: "table-row", "data-table": t.id },
       h("div", { class: "table-row-main" },
         h("strong", {}, title),
-        h("span", { class: "meta" }, ` \u00b7 ${status} \u00b7 ${t.turn_timer ? `${t.turn_timer} s turns` : "no timer"}${t.spectators ? ` \u00b7 ${t.spectators} watching` : ""}`),
+        h("span", { class: "meta" }, ` \u00b7 ${status} \u00b7 ${paceText(t)}${t.spectators ? ` \u00b7 ${t.spectators} watching` : ""}`),
         h("ul", { class: "seat-chips", "aria-label": "Seats" }, seats)),
       h("div", { class: "table-row-actions" },
         canSit ? h("a", {
@@ -411,18 +340,27 @@ class Lobby {
       presetSelect.appendChild(h("optgroup", { label: GAME_LABELS[game] || game },
         presets.map((p) => h("option", { value: p.id }, p.label))));
     }
+    // The last table's choices (prefs.lastCreate), else the defaults.
+    const last = prefs.lastCreate || {};
     presetSelect.value = "classic";
+    if (last.preset && [...presetSelect.options].some((o) => o.value === last.preset)) presetSelect.value = last.preset;
     this.optionsBox = h("fieldset", { class: "options" });
     this.seatsBox = h("fieldset", { class: "seats-choice" });
     const visibility = h("fieldset", { class: "visibility" },
       h("legend", {}, "Who can find the table"),
-      h("label", { class: "check" }, h("input", { type: "radio", name: "visibility", value: "public", checked: true }),
+      h("label", { class: "check" }, h("input", { type: "radio", name: "visibility", value: "public", checked: !last.private }),
         " Public: listed in the lobby, anyone may sit or watch"),
-      h("label", { class: "check" }, h("input", { type: "radio", name: "visibility", value: "private" }),
-        " Private: only people with the invite link"));
+      h("label", { class: "check" }, h("input", { type: "radio", name: "visibility", value: "private", checked: !!last.private }),
+        " Private: only people with the invite link"),
+      // docs/persistence.md "Rated tables": the server refuses guests and newcomers by code
+      h("label", { class: "check" }, h("input", { type: "checkbox", id: "create-rated", name: "rated" }),
+        " Rated: registered players with enough finished games; no hints; leaving costs the rating"),
+      // docs/review.md "Hints at the table": a casual table only (the server refuses it rated)
+      h("label", { class: "check" }, h("input", { type: "checkbox", id: "create-hints", name: "hints" }),
+        " Hints: players may ask the computer for a suggestion (the game is then not rated)"));
     const timer = h("select", { id: "create-timer", name: "timer" },
-      TIMERS.map(([value, label]) => h("option", { value: String(value), selected: value === 30 }, label)));
-    const autoStart = h("input", { type: "checkbox", id: "create-autostart", checked: true });
+      TIMERS.map(([value, label]) => h("option", { value: String(value), selected: value === (TIMERS.some(([v]) => v === last.timer) ? last.timer : 30) }, label)));
+    const autoStart = h("input", { type: "checkbox", id: "create-autostart", checked: last.autoStart !== false });
     const error = h("p", { class: "form-error", role: "alert", id: "create-error" });
     const form = h("form", {
       class: "create-form",
@@ -431,11 +369,11 @@ class Lobby {
         this.createTable(form, error);
       },
     },
-    h("label", { for: "create-preset" }, "Game"), presetSelect,
-    h("p", { class: "hint", id: "preset-summary" }),
+    h("label", { for: "create-preset" }, "Game to play"), presetSelect,
+    h("div", { class: "hint", id: "preset-summary" }),
     this.seatsBox,
     visibility,
-    h("label", { for: "create-timer" }, "Turn timer (when it runs out, the computer plays for you)"), timer,
+    h("label", { for: "create-timer" }, "Pace: a turn timer, or turn-based over days (when the time runs out, the computer plays for you)"), timer,
     h("details", { class: "more-options" }, h("summary", {}, "Rules options"), this.optionsBox),
     h("label", { class: "check" }, autoStart, " Start the game as soon as every seat is filled"),
     h("div", { class: "row end" }, h("button", { type: "submit", class: "btn primary", id: "create-go" }, "Create table")),
@@ -457,7 +395,10 @@ class Lobby {
     base.players = preset.players;
     this.baseValues = base;
     this.values = structuredClone(base);
-    document.getElementById("preset-summary").textContent = `${preset.players} players.`;
+    // What the game is, in a few lines (rules_words.js; the table's Rules button says the same).
+    const [first, ...rest] = rulesLines(preset.game, base);
+    fill(document.getElementById("preset-summary"), first,
+      rest.length ? h("details", { class: "preset-rules" }, h("summary", {}, "How it is played"), rest.map((line) => h("p", {}, line))) : "");
     const fields = [h("legend", {}, "Rules")];
     for (const option of this.options) {
       if (!option.games.includes(preset.game)) continue;
@@ -510,7 +451,7 @@ class Lobby {
 
   /** Whether an option counts with the values chosen now (its only_with conditions hold). */
   appliesNow(option) {
-    return Object.entries(option.only_with || {}).every(([name, value]) => this.values[name] === value);
+    return optionApplies(option, this.values);
   }
 
   seatCount() {
@@ -521,33 +462,16 @@ class Lobby {
     const n = this.seatCount();
     const rows = [h("legend", {}, "Seats")];
     rows.push(h("p", { class: "seat-line" }, h("strong", {}, "Seat 1"), ": you"));
+    const wanted = (prefs.lastCreate && prefs.lastCreate.seats) || {}; // the last table's seats
     for (let seat = 1; seat < n; seat++) {
       const id = `seat-${seat}`;
       rows.push(h("div", { class: "row seat-line" },
         h("label", { for: id }, `Seat ${seat + 1} (${relativeSeat(0, seat, n)})`),
         h("select", { id, "data-seat": String(seat) },
-          h("option", { value: "open" }, "Open for a person"),
-          this.botLevels.map((level) => h("option", { value: level, selected: level === "standard" }, `Computer: ${BOT_LABELS[level] || botLabel(level)}`)))));
+          h("option", { value: "open", selected: wanted[seat] === "open" }, "Open for a person"),
+          this.botLevels.map((level) => h("option", { value: level, selected: level === (this.botLevels.includes(wanted[seat]) ? wanted[seat] : "standard") }, `Computer: ${BOT_LABELS[level] || botLabel(level)}`)))));
     }
     fill(this.seatsBox, rows);
-  }
-
-  changedOptions() {
-    const base = this.baseValues;
-    const out = {};
-    for (const [key, value] of Object.entries(this.values)) {
-      if (JSON.stringify(value) !== JSON.stringify(base[key])) out[key] = value;
-    }
-    if ("players" in out) {
-      // What the form shows is what the table plays: with another player count the server
-      // would otherwise pick that count's usual deck and pass count for values left out.
-      if ("deck" in this.values) out.deck = this.values.deck;
-      if ("pass_count" in this.values) out.pass_count = this.values.pass_count;
-    }
-    for (const option of this.options) {
-      if (option.name in out && !this.appliesNow(option)) delete out[option.name];
-    }
-    return out;
   }
 
   async createTable(form, error) {
@@ -561,14 +485,22 @@ class Lobby {
       .map((s) => [s.dataset.seat, s.value]));
     const body = {
       preset: this.currentPreset.id,
-      options: this.changedOptions(),
+      options: chosenOptions(this.options, this.values, this.currentPreset.game),
       private: form.querySelector('input[name="visibility"]:checked').value === "private",
-      turn_timer: Number(form.querySelector("#create-timer").value),
+      rated: form.querySelector("#create-rated").checked,
+      hints: form.querySelector("#create-hints").checked,
       bots,
     };
+    const pace = form.querySelector("#create-timer").value;
+    if (pace.startsWith("turn:")) Object.assign(body, { pace: "turn", move_seconds: Number(pace.slice(5)) });
+    else body.turn_timer = Number(pace);
     try {
       const out = await api("/api/tables", { method: "POST", body });
       const setup = { autoStart: form.querySelector("#create-autostart").checked };
+      setPref("lastCreate", {
+        preset: body.preset, private: body.private, timer: body.pace ? pace : body.turn_timer, autoStart: setup.autoStart,
+        seats: Object.fromEntries([...this.seatsBox.querySelectorAll("select[data-seat]")].map((s) => [s.dataset.seat, s.value])),
+      });
       sessionStorage.setItem(`hearts.setup.${out.table.id}`, JSON.stringify(setup));
       location.href = out.invite_path || `/?table=${encodeURIComponent(out.table.id)}`;
     } catch (e) {
@@ -610,5 +542,15 @@ class Lobby {
           h("span", { class: "meta" }, ` \u00b7 ${g.status === "finished" ? "finished" : g.status} \u00b7 ${when} \u00b7 ${names}`));
       })),
     );
+  }
+}
+
+// The parts (static/js/lobby_identity.js) are classes whose methods become the lobby's own,
+// as the table page's parts do (static/js/table.js).
+for (const part of [IdentityPart]) {
+  for (const name of Object.getOwnPropertyNames(part.prototype)) {
+    if (name === "constructor") continue;
+    if (Object.prototype.hasOwnProperty.call(Lobby.prototype, name)) throw new Error(`lobby: ${name} defined twice`);
+    Object.defineProperty(Lobby.prototype, name, Object.getOwnPropertyDescriptor(part.prototype, name));
   }
 }

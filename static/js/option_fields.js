@@ -113,3 +113,23 @@ function cardWords(code) {
   const suits = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   return `${ranks[code[0]] || code[0]} of ${suits[code[1]]}`;
 }
+
+/** Whether an option counts with these values (its only_with conditions hold). */
+export function optionApplies(option, values) {
+  return Object.entries(option.only_with || {}).every(([name, value]) => values[name] === value);
+}
+
+/**
+ * The rule options a new table is asked for: every option the form shows for this game and
+ * the values chosen now (its only_with conditions hold), with its value, including values
+ * equal to the preset's. What the player sees is what the table plays: the server picks
+ * nothing in their place (a player count's usual deck or pass count, say).
+ */
+export function chosenOptions(options, values, game) {
+  const out = {};
+  for (const option of options) {
+    if (!option.games.includes(game) || !(option.name in values)) continue;
+    if (optionApplies(option, values)) out[option.name] = values[option.name];
+  }
+  return out;
+}

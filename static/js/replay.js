@@ -241,8 +241,10 @@ class ReplayPage {
         "data-seat": String(p.seat),
         class: (trick.winner === p.seat && p.from === "hand") || (trick.winner === "dummy" && p.from === "dummy") ? "winner" : "",
       },
-      renderCard(p.card, { leadFace: i === 0 ? trick.lead_face : null, label: `${cardName(p.card)}, played by ${p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat)}` }),
-      h("span", {}, p.from === "dummy" ? `${this.name(p.seat, false)}'s half dummy` : this.name(p.seat, false))))));
+      renderCard(p.card, { leadFace: i === 0 ? trick.lead_face : null, label: `${cardName(p.card)}, played by ${p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat)}${p.timeout ? " (out of time: the computer played it)" : ""}` }),
+      h("span", {}, p.from === "dummy" ? `${this.name(p.seat, false)}'s half dummy` : this.name(p.seat, false)),
+      // A turn-based game: the player's time ran out and the computer played this card.
+      p.timeout ? h("span", { class: "timeout-mark" }, "out of time") : null))));
       fill(e.result);
     }
     if (this.reviewPanel) this.reviewPanel.decorate(this.root);

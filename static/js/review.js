@@ -1,4 +1,4 @@
-// The game review on the replay page (issue 16): ask the Expert to review one seat's
+// The game review on the replay page: ask the Expert to review one seat's
 // decisions, follow the job's progress over its socket, then a loss graph, the reviewed moves
 // with their marks, the better move on the cards, and n / p (or ] / [) from mistake to mistake.
 // Server side: POST/GET /api/games/{id}/review, /ws/games/{id}/review (docs/protocol.md).

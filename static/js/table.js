@@ -14,6 +14,7 @@ import { CenterPart } from "./table/center.js";
 import { ConveniencesPart } from "./table/conveniences.js";
 import { ChatPart } from "./table/chat.js";
 import { HandPart } from "./table/hand.js";
+import { HintPart } from "./table/hint.js";
 import { BefriendPart } from "./table/befriend.js";
 import { InvitePart } from "./table/invite.js";
 import { LayoutPart } from "./table/layout.js";
@@ -27,6 +28,7 @@ import { RESULT_MIN_MS } from "./table/util.js";
 const RENDER_PARTS = [
   "renderHead", "renderSeats", "renderTrick", "renderCenter", "renderActions",
   "renderCards", "renderScores", "renderSheet", "renderClocks", "renderError", "renderInvite",
+  "renderHint",
 ];
 
 export function mountTable(root, tableId, { invite = null, autoSit = false } = {}) {
@@ -55,6 +57,7 @@ class TablePage {
     this.resultFor = null; // hand_no whose result panel is open
     this.resultClosed = new Set();
     this.lastError = null;
+    this.earlyEvents = []; // [event, replayed] that came before the first state
     // From /api/presets: each preset's label and game (a table that has not started has no
     // view to say its game), and the server's limits (the chat's length).
     this.presets = new Map();
@@ -87,6 +90,7 @@ class TablePage {
   start() {
     document.title = "Table \u2013 Hearts Online";
     this.build();
+    this.watchChat();
     this.connect();
     this.tick = setInterval(() => this.renderClocks(), 250);
     document.addEventListener("keydown", this.keyHandler);
@@ -96,13 +100,16 @@ class TablePage {
     window.addEventListener("resize", this.resizeHandler);
     api("/api/presets", { auth: false })
       .then((data) => {
-        for (const p of data.presets) this.presets.set(p.id, { label: p.label, game: p.game });
+        for (const p of data.presets) this.presets.set(p.id, { label: p.label, game: p.game, values: p.values || {} });
         if (Array.isArray(data.bot_levels) && data.bot_levels.length) this.botLevels = data.bot_levels;
         const chatMax = data.limits && data.limits.chat_max_chars;
         if (chatMax) this.el.chatInput.maxLength = chatMax;
         if (this.table && !this.gone) this.render();
       })
-      .catch(() => {});
+      .catch(() => {
+        this.presetsFailed = true; // drawn with what the table says ("Table" for its name)
+        if (this.table && !this.gone) this.render();
+      });
   }
 
   destroy() {
@@ -113,6 +120,8 @@ class TablePage {
     this.motion.stop();
     document.removeEventListener("keydown", this.keyHandler);
     window.removeEventListener("resize", this.resizeHandler);
+    if (this.onFriendLists) window.removeEventListener("hearts:friends", this.onFriendLists);
+    if (this.chatObserver) this.chatObserver.disconnect();
     if (this.socket) this.socket.close();
   }
 
@@ -163,6 +172,8 @@ class TablePage {
   onMessage(msg) {
     switch (msg.type) {
       case "welcome":
+        this.connectedBefore = !!this.welcomed;
+        this.welcomed = true;
         this.player = msg.player;
         this.seat = msg.seat;
         this.version = Math.max(this.version, msg.version || 0);
@@ -179,13 +190,24 @@ class TablePage {
         this.version = Math.max(this.version, msg.version);
         if (typeof msg.server_ms === "number") this.serverClock = { server: msg.server_ms, local: performance.now() };
         this.onState(msg);
+        // Events that came before the first state wait for it: their seats are named from
+        // the table ("Ann's claim was refused.", not "Seat 1's").
+        for (const [event, replayed] of this.earlyEvents.splice(0)) this.onEvent(event, replayed);
         // The server may send a change's public events inside its state message.
         for (const event of msg.events || []) this.onEvent(event, false);
         break;
-      case "events":
+      case "events": {
         this.version = Math.max(this.version, msg.version);
-        for (const event of msg.events || []) this.onEvent(event, !!msg.replay);
+        // A replay on the first connection is the table's history (its away/back notices
+        // are old news); on a reconnect it is what was missed, told like live events.
+        const replayed = !!msg.replay && !this.connectedBefore;
+        for (const event of msg.events || []) {
+          if (this.table) this.onEvent(event, replayed);
+          else this.earlyEvents.push([event, replayed]);
+        }
+        if (this.table && (msg.events || []).some((e) => e.kind === "hint_used")) this.noteHintEvents(msg.events);
         break;
+      }
       case "ack":
         this.pending.delete(msg.id);
         this.ackedVersion = Math.max(this.ackedVersion || 0, msg.version || 0);
@@ -193,6 +215,9 @@ class TablePage {
         break;
       case "error":
         this.onError(msg);
+        break;
+      case "hint": // the answer to this player's hint command (table/hint.js)
+        this.onHint(msg);
         break;
       case "spectators": // the count comes batched in its own message, not in the table
         this.spectators = msg.count;
@@ -368,6 +393,12 @@ class TablePage {
     return preset ? preset.game : null;
   }
 
+  /** The table's rule values: its preset's, with the options chosen for it over them. */
+  ruleValues() {
+    const preset = this.table && this.presets.get(this.table.preset);
+    return { ...(preset ? preset.values : {}), ...((this.table && this.table.options) || {}) };
+  }
+
   /** The table's preset in words ("Hearts, 4 players"), or "Table" until /api/presets came. */
   presetLabel() {
     const preset = this.table && this.presets.get(this.table.preset);
@@ -434,7 +465,10 @@ class TablePage {
     const n = t.players;
     const game = this.gameOf();
     const page = this.el.page;
-    page.className = `table-page${game ? ` game-${game}` : ""} players-${n} status-${t.status}${v ? ` phase-${v.phase}` : ""}${this.seat === null ? " spectator" : " seated"}`;
+    // The frame stays hidden ("loading") until /api/presets has come too: its name for the
+    // table ("Hearts, 5 players" for "Table") can wrap the head and move the table down.
+    const loading = !this.presets.size && !this.presetsFailed ? " loading" : "";
+    page.className = `table-page${loading}${game ? ` game-${game}` : ""} players-${n} status-${t.status}${v ? ` phase-${v.phase}` : ""}${this.seat === null ? " spectator" : " seated"}`;
     this.game = game;
     // Each part draws on its own: one that throws is reported and the others still draw.
     for (const part of RENDER_PARTS) this.renderPart(part);
@@ -456,7 +490,7 @@ class TablePage {
 
 // The parts (static/js/table/*.js) are classes whose methods become the page's own: each
 // part is one file to read, and they share the page's state through `this`.
-for (const part of [LayoutPart, SeatsPart, TrickPart, CenterPart, ActionsPart, HandPart, ScoresPart, ChatPart, InvitePart, BefriendPart, ConveniencesPart]) {
+for (const part of [LayoutPart, SeatsPart, TrickPart, CenterPart, ActionsPart, HandPart, ScoresPart, ChatPart, InvitePart, BefriendPart, ConveniencesPart, HintPart]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name === "constructor") continue;
     if (Object.prototype.hasOwnProperty.call(TablePage.prototype, name)) throw new Error(`table page: ${name} defined twice`);

@@ -20,3 +20,24 @@ def test_presets_name_each_game_and_the_chat_limit(tmp_path: Path) -> None:
     assert games == {name: rules.game for name, rules in engine.PRESETS.items()}
     assert games["two-player-dummy"] == "dummy"
     assert games["double-hearts-3"] == "double"
+
+
+def test_an_explicit_rule_equal_to_the_preset_is_kept_by_the_table(tmp_path: Path) -> None:
+    """A table stores its options as the difference from the preset and builds its rules from
+    them when a game starts: classic's own pass of 3, chosen with 5 players (whose default is
+    2), must be stored, or the game passes 2."""
+    from tests.api.test_security import guest
+
+    with TestClient(build(tmp_path)) as client:
+        token, _ = guest(client)
+        reply = client.post(
+            "/api/tables",
+            json={"preset": "classic", "options": {"players": 5, "pass_count": 3}},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert reply.status_code == 201, reply.text
+        table = reply.json()["table"]
+        again = client.get(f"/api/tables/{table['id']}").json()["table"]
+    assert table["options"]["pass_count"] == 3
+    rules = engine.make_rules(again["preset"], again["options"])  # what a game starts with
+    assert (rules.players, rules.pass_count, rules.deck) == (5, 3, "remove_2c_2d")

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from app.bots import choose_move
-from app.bots.fast import fast_tables, flat_ok, standard_card, standard_rollout
+from app.bots.fast import standard_card, standard_rollout
+from app.bots.flat import fast_tables, flat_ok
 from app.bots.inference import Plausibility
 from app.bots.knowledge import Knowledge
 from app.bots.policy import policy_move, policy_ok, policy_rollout
@@ -152,7 +153,7 @@ def test_double_rollout_is_the_standard_rollout(preset: str) -> None:
 
 @pytest.mark.parametrize("preset", FLAT)
 def test_fast_score_is_the_sims_score(preset: str) -> None:
-    from app.bots.fast import fast_score
+    from app.bots.flat import fast_score
 
     from .test_bots import _random_position
 

@@ -53,7 +53,9 @@ def game_event(
     ended: str = "finished",
     moves: list[Any] | None = None,
     seed: int = 42,
+    rated: bool = True,
 ) -> dict[str, Any]:
+    """A game record; by default from a rated table (only those games are rated)."""
     low = min(totals)
     return {
         "kind": "game",
@@ -69,6 +71,7 @@ def game_event(
         "started_at": "2026-01-01T11:00:00Z",
         "ended_at": "2026-01-01T12:00:00Z",
         "moves": moves or [],
+        "rated": rated,
     }
 
 

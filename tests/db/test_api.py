@@ -10,11 +10,14 @@ import fakeredis
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlmodel import select
 
 from app.api.accounts import router
 from app.db import Database
 from app.db.auth import issue_token
+from app.db.models import Rating
 from app.db.players import create_guest
+from app.db.ratings import PROVISIONAL_DEVIATION
 from app.db.results import write_event
 from tests.db.helpers import game_event, hand_event, play_random_game, seats_of
 
@@ -133,6 +136,17 @@ def test_profile_leaderboard_history_replay(client: TestClient) -> None:
     assert classic["average_points_per_hand"] == 2.0
     assert classic["rated_games"] == 3 and len(classic["rating_history"]) == 3
     assert classic["rating"] > 1500
+    # three games against other new players: still provisional, so on no leaderboard
+    assert classic["provisional"] is True and classic["deviation"] > PROVISIONAL_DEVIATION
+    assert classic["rating_history"][-1]["deviation"] == classic["deviation"]
+    board = client.get("/api/leaderboards/classic", params={"min_games": 3}).json()
+    assert board["entries"] == []
+    with database.session() as session:  # as if they had played on until established
+        for row in session.exec(select(Rating)).all():
+            row.deviation = PROVISIONAL_DEVIATION - 1
+            session.add(row)
+        session.commit()
+    assert client.get(f"/api/players/{ids[0]}").json()["variants"][0]["provisional"] is False
     ben = client.get(f"/api/players/{ids[1]}").json()["variants"][0]
     assert (ben["moons"], ben["wins"], ben["average_points_per_hand"]) == (3, 0, 13.0)
 

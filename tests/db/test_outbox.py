@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
+import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 import sqlalchemy as sa
-from sqlmodel import func, select
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlmodel import col, func, select
 
-from app.db import Database, make_database, upgrade_to_head
+from app.db import Database, make_database, results, upgrade_to_head
+from app.db.events import parse_event
 from app.db.models import Game, Hand, Rating
 from app.db.outbox import OutboxWorker, dead_letter_key, enqueue, pending_count
 from app.db.players import create_guest
@@ -278,3 +284,183 @@ async def test_an_idle_worker_does_not_spin(
     finally:
         stop.set()
         await task
+
+
+class _FailOnce:
+    """Makes the ``nth`` game record written (from 1) raise once, as a transient SQL error
+    in the middle of a batch would; later calls write normally."""
+
+    def __init__(self, nth: int) -> None:
+        self.nth = nth
+        self.calls = 0
+        self.write = results._write_game
+
+    def __call__(self, session: Any, record: Any) -> Any:
+        self.calls += 1
+        if self.calls == self.nth:
+            raise RuntimeError("injected failure")
+        return self.write(session, record)
+
+
+def _commits(db: Database) -> list[int]:
+    """A list that grows by one at each commit on ``db``'s engine."""
+    seen: list[int] = []
+    sa.event.listen(db.engine, "commit", lambda _connection: seen.append(1))
+    return seen
+
+
+@pytest.mark.asyncio
+async def test_a_batch_of_records_is_one_transaction(
+    database: Database, fake_redis: Any, stream_key: str
+) -> None:
+    events = _events(database)
+    for event in events:
+        await enqueue(fake_redis, event, stream=stream_key)
+    commits = _commits(database)
+    worker = OutboxWorker(fake_redis, database, stream=stream_key, batch=100, gather_ms=0)
+    await worker.drain()
+    assert (worker.written, worker.transactions, len(commits)) == (len(events), 1, 1)
+    assert _counts(database) == (GAMES, GAMES * HANDS, GAMES * 4)
+    # /metrics counts every record, each with its share of the transaction's time.
+    times = await fake_redis.hgetall(keys.sql_time_key(stream_key))
+    buckets = sum(int(v) for k, v in times.items() if k.startswith(b"b"))
+    assert int(times[b"n"]) == buckets == len(events)
+    assert float(times[b"sum"]) > 0
+    # Bounded: at most records_per_transaction records in each.
+    for event in events:
+        await enqueue(fake_redis, event, stream=stream_key)
+    again = OutboxWorker(
+        fake_redis, database, stream=stream_key, batch=100, records_per_transaction=7
+    )
+    await again.drain()
+    assert (again.written, again.duplicates, again.transactions) == (0, len(events), 0)
+    assert len(commits) == 1  # duplicates only: nothing committed
+    assert await fake_redis.xlen(stream_key) == 0
+
+
+@pytest.mark.asyncio
+async def test_a_failure_inside_a_batch_leaves_none_of_its_effects(
+    database: Database, fake_redis: Any, stream_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The third game record of a batch fails: nothing of the batch is in SQL (not the hands
+    and games before it), and the retry writes each record exactly once."""
+    events = _events(database)
+    monkeypatch.setattr(results, "_write_game", _FailOnce(3))
+    with pytest.raises(RuntimeError, match="injected"):
+        results.write_records(database, [parse_event(e) for e in events])
+    assert _counts(database) == (0, 0, 0)
+
+    for event in events:
+        await enqueue(fake_redis, event, stream=stream_key)
+    failing = _FailOnce(3)
+    monkeypatch.setattr(results, "_write_game", failing)
+    commits = _commits(database)
+    worker = OutboxWorker(fake_redis, database, stream=stream_key, batch=100, gather_ms=0)
+    await worker.drain()
+    assert failing.calls > 3  # it failed, then the records were written one by one
+    assert (worker.written, worker.duplicates, worker.dead) == (len(events), 0, 0)
+    assert len(commits) == len(events)
+    assert _counts(database) == (GAMES, GAMES * HANDS, GAMES * 4)
+    assert await fake_redis.xlen(stream_key) == 0
+
+
+@pytest.mark.asyncio
+async def test_a_record_that_always_fails_does_not_hold_up_its_batch(
+    database: Database, fake_redis: Any, stream_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record whose write always fails (but whose data parses) is retried alone and set
+    aside after max_attempts; the other records of its batch are each written once."""
+    events = _events(database)
+    poison = dict(events[7], table_id="poison")
+    write_hand = results._write_hand
+
+    def refuse_poison(session: Any, record: Any) -> Any:
+        if record.table_id == "poison":
+            raise RuntimeError("this record's write always fails")
+        return write_hand(session, record)
+
+    monkeypatch.setattr(results, "_write_hand", refuse_poison)
+    for event in [*events[:7], poison, *events[7:]]:
+        await enqueue(fake_redis, event, stream=stream_key)
+    worker = OutboxWorker(
+        fake_redis, database, stream=stream_key, batch=100, gather_ms=0, max_attempts=2
+    )
+    for _ in range(3):  # a failed step ends a drain; the retry comes with the next
+        await worker.drain()
+    assert (worker.written, worker.dead) == (len(events), 1)
+    assert _counts(database) == (GAMES, GAMES * HANDS, GAMES * 4)
+    assert await fake_redis.xlen(stream_key) == 0
+    [(_, dead)] = await fake_redis.xrange(dead_letter_key(stream_key))
+    assert b"always fails" in dead[b"error"]
+
+
+def test_bad_batch_settings_are_refused(sqlite_database: Database, fake_redis: Any) -> None:
+    with pytest.raises(ValueError, match="records_per_transaction"):
+        OutboxWorker(fake_redis, sqlite_database, stream="s", records_per_transaction=0)
+    with pytest.raises(ValueError, match="gather_ms"):
+        OutboxWorker(fake_redis, sqlite_database, stream="s", gather_ms=-1)
+
+
+def _snapshot(db: Database) -> list[Any]:
+    with db.session() as session:
+        games = [
+            (g.table_id, g.game_no, g.status, g.hands_played, g.totals)
+            for g in session.exec(select(Game).order_by(col(Game.table_id), col(Game.game_no)))
+        ]
+        hands = session.exec(
+            select(Game.table_id, Game.game_no, Hand.hand_no, Hand.points)
+            .join(Hand, col(Hand.game_id) == col(Game.id))
+            .order_by(col(Game.table_id), col(Game.game_no), col(Hand.hand_no))
+        ).all()
+        ratings = session.exec(
+            select(Rating.player_id, Rating.games, Rating.rating).order_by(col(Rating.player_id))
+        ).all()
+    return [games, list(map(tuple, hands)), list(map(tuple, ratings))]
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    order=st.lists(st.integers(0, 9), min_size=1, max_size=24),
+    size=st.integers(1, 8),
+)
+def test_batches_write_what_one_by_one_writes(
+    tmp_path: Path, migrated_sqlite_file: Path, order: list[int], size: int
+) -> None:
+    """Any sequence of records (repeats, a game before its hands) written in transactions of
+    any size leaves SQL as writing them one at a time does."""
+    base = tmp_path / f"{uuid.uuid4().hex}.sqlite3"
+    shutil.copyfile(migrated_sqlite_file, base)
+    setup = make_database(f"sqlite:///{base}")
+    seats = seats_of(*(create_guest(setup, f"H{i}").id for i in range(4)))
+    setup.dispose()
+    pool = [
+        *(
+            hand_event(seats, table_id=t, hand_no=h, points=[0, 26, 0, 0])
+            for t in "AB"
+            for h in (0, 1, 2)
+        ),
+        *(game_event(seats, [0, 78, 0, 0], table_id=t) for t in "AB"),
+        game_event(seats, [50, 26, 0, 0], table_id="C"),
+        hand_event(seats, table_id="C", hand_no=0, points=[13, 13, 0, 0]),
+    ]
+    records = [parse_event(pool[i % len(pool)]) for i in order]
+    one, batched = (tmp_path / f"{uuid.uuid4().hex}.sqlite3" for _ in range(2))
+    shutil.copyfile(base, one)
+    shutil.copyfile(base, batched)
+    alone, together = make_database(f"sqlite:///{one}"), make_database(f"sqlite:///{batched}")
+    try:
+        expected = [results.write_records(alone, [r])[0] for r in records]
+        got = [
+            outcome
+            for start in range(0, len(records), size)
+            for outcome in results.write_records(together, records[start : start + size])
+        ]
+        assert got == expected
+        assert _snapshot(together) == _snapshot(alone)
+    finally:
+        alone.dispose()
+        together.dispose()

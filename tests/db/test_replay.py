@@ -90,6 +90,23 @@ def test_abandoned_game_replays_as_far_as_it_went() -> None:
     assert sum(len(t["plays"]) for t in hand["tricks"]) == 20 - 4
 
 
+def test_moves_the_computer_made_for_a_player_out_of_time_are_marked() -> None:
+    events, _ = play_random_game("classic", {"end": "hands", "hands": 1}, 5, seats_of(*"abcd"), 1)
+    moves = [[seat, dict(move)] for seat, move in events[-1]["moves"]]
+    passed, played = moves[0], moves[6]  # a pass, and a card of the first or second trick
+    passed[1]["timeout"] = played[1]["timeout"] = True
+    replay = replay_game("classic", {"end": "hands", "hands": 1}, 5, moves)
+    [hand] = replay["hands"]
+    marked = [m for m in hand["moves"] if m.get("timeout")]
+    assert [m["seat"] for m in marked] == [passed[0], played[0]]
+    plays = [p for t in hand["tricks"] for p in t["plays"] if p.get("timeout")]
+    assert [(p["seat"], p["card"]) for p in plays] == [(played[0], played[1]["card"])]
+    # The same game unmarked: no mark anywhere, the same result.
+    plain = replay_game("classic", {"end": "hands", "hands": 1}, 5, events[-1]["moves"])
+    assert plain["totals"] == replay["totals"]
+    assert not any(p.get("timeout") for t in plain["hands"][0]["tricks"] for p in t["plays"])
+
+
 @pytest.mark.parametrize(
     ("preset", "seed", "moves", "fragment"),
     [

@@ -74,6 +74,8 @@ def server_env(port: int, data_dir: str) -> dict[str, str]:
             # to starve it on a loaded machine).
             "HEARTS_REVIEW_UNITS": "300",
             "HEARTS_REVIEW_WORKERS": "0",
+            # Pushes go to a push service on this machine (tests/e2e/test_turn_notify.py).
+            "HEARTS_PUSH_PRIVATE_ENDPOINTS": "1",
         }
     )
     redis_url = os.environ.get("HEARTS_TEST_E2E_REDIS_URL", "")
@@ -85,7 +87,10 @@ def server_env(port: int, data_dir: str) -> dict[str, str]:
     return env
 
 
-def start_server() -> tuple[subprocess.Popen[bytes], ServerInfo, str]:
+def start_server(
+    extra_env: dict[str, str] | None = None,
+) -> tuple[subprocess.Popen[bytes], ServerInfo, str]:
+    """The server, with ``extra_env`` over the tests' environment (a module's own settings)."""
     data_dir = tempfile.mkdtemp(prefix="hearts-e2e-")
     port = _free_port()
     log_path = os.path.join(data_dir, "server.log")
@@ -93,7 +98,7 @@ def start_server() -> tuple[subprocess.Popen[bytes], ServerInfo, str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "app"],
         cwd=str(ROOT),
-        env=server_env(port, data_dir),
+        env=server_env(port, data_dir) | (extra_env or {}),
         stdout=log,
         stderr=subprocess.STDOUT,
     )

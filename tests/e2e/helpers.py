@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -100,12 +102,13 @@ def create_table(
     page.goto("/")
     page.wait_for_selector("#create-preset option", state="attached")
     page.select_option("#create-preset", preset)
-    for seat, choice in (seats or {}).items():
-        page.select_option(f"#seat-{seat}", choice)
+    # The form remembers the last table's choices (prefs.lastCreate): every seat is set.
+    for select in page.locator("select[data-seat]").all():
+        seat = int(select.get_attribute("data-seat") or 0)
+        select.select_option((seats or {}).get(seat, "standard"))
     page.check(f'input[name="visibility"][value="{"private" if private else "public"}"]')
     page.select_option("#create-timer", str(timer))
-    if not autostart:
-        page.uncheck("#create-autostart")
+    page.set_checked("#create-autostart", autostart)
     if options:
         page.click(".more-options summary")
     for name, value in (options or {}).items():
@@ -312,9 +315,28 @@ def motion_done(page: Any) -> None:
     )
 
 
+# The check runs in the same turn of the page's event loop as the moment no card moves: a
+# state arriving between a separate wait and the check (a computer's card taking off) would
+# otherwise be measured in flight, overlapping its neighbours.
+_STILL_THEN_CHECK_JS = (
+    """async () => {
+  const moving = () => document.getAnimations().filter(
+    (a) => a.playState === "running" && a.effect
+      && a.effect.getComputedTiming().endTime !== Infinity);
+  for (let i = 0; i < 50; i++) {
+    const now = moving();
+    if (!now.length) break;
+    await Promise.all(now.map((a) => a.finished.catch(() => null)));
+  }
+  return ("""
+    + LAYOUT_PROBLEMS_JS
+    + """)();
+}"""
+)
+
+
 def layout_problems(page: Any) -> list[str]:
-    motion_done(page)
-    return list(page.evaluate(LAYOUT_PROBLEMS_JS))
+    return list(page.evaluate(_STILL_THEN_CHECK_JS))
 
 
 def play_until(
@@ -400,9 +422,25 @@ def expect_control(page: Any, kind: str, timeout: float = 20.0) -> dict[str, Any
         raise AssertionError(f"{exc}; the action bar shows {last}") from None
 
 
-def snap(page: Any, folder: Path, name: str) -> Path:
-    """A screenshot of what the window shows (the first screen), for a person to look at."""
-    path = folder / f"{name}.png"
+def shots_folder() -> Path | None:
+    """Where the browser tests put their screenshots for a person to look at: the folder
+    ``HEARTS_TEST_SHOTS`` names, or nowhere (a screenshot costs about 0.4 s; CI takes none)."""
+    folder = os.environ.get("HEARTS_TEST_SHOTS")
+    if not folder:
+        return None
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def snap(page: Any, folder: Path | None, name: str) -> Path | None:
+    """A screenshot of what the window shows (the first screen), for a person to look at:
+    taken only when ``HEARTS_TEST_SHOTS`` is set, into that folder (``folder`` names the
+    test's own folder, kept for the names' sake: every screenshot goes to one place)."""
+    where = shots_folder()
+    if where is None:
+        return None
+    path = where / f"{name}.png"
     page.screenshot(path=str(path))
     return path
 
@@ -493,13 +531,21 @@ def text_problems(page: Any) -> list[str]:
     return list(page.evaluate(TEXT_PROBLEMS_JS, {"phone": phone}))
 
 
-def axe_problems(page: Any) -> list[str]:
-    """axe-core's serious and critical violations on the page, one line per element."""
+@functools.cache
+def _axe_script() -> str:
     from axe_playwright_python.sync_playwright import Axe
 
-    results = Axe().run(page, options=AXE_OPTIONS)
+    return str(Axe().axe_script)
+
+
+def axe_problems(page: Any) -> list[str]:
+    """axe-core's serious and critical violations on the page, one line per element."""
+    # axe-core (about 500 KB of script) is put in a document once, not before every run.
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(_axe_script())
+    response = page.evaluate("(options) => axe.run(document, options)", AXE_OPTIONS)
     out = []
-    for violation in results.response["violations"]:
+    for violation in response["violations"]:
         if violation.get("impact") not in ("serious", "critical"):
             continue
         for node in violation["nodes"]:

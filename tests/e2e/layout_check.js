@@ -31,6 +31,13 @@
     if (r.right > W + 1 || r.left < -1) { problems.push(`${name(el)} sticks out of the window (${Math.round(r.left)}..${Math.round(r.right)})`); break; }
   }
   const q = (s) => [...document.querySelectorAll(s)];
+  // The top bar: its links, buttons and the player's name side by side, none outside the window.
+  const bar = q('.topbar a, .topbar button, .topbar .who-name').filter(visible);
+  pairwise(bar, 'top bar');
+  for (const el of bar) {
+    const r = box(el);
+    if (r.right > W + 1 || r.left < -1) problems.push(`top bar: ${name(el)} is outside the window (${Math.round(r.left)}..${Math.round(r.right)})`);
+  }
   pairwise([...q('.table-head'), ...q('.felt'), ...q('.action-bar'), ...q('.my-cards'), ...q('.side-col')], 'regions');
   const center = q('.center-panel').filter(visible);
   pairwise([...q('.felt .seat'), ...q('.trick-area').filter(() => !center.length), ...center], 'table');

@@ -73,13 +73,29 @@ def test_two_guests_become_friends_invite_and_play(
         bob.close()
 
 
+def in_first_screen(page: Any, selector: str) -> dict[str, Any]:
+    """Whether the element shows on its panel's first screen (the panel not scrolled), and
+    its size. (The page itself may be scrolled: the test's clicks on cards scroll it.)"""
+    return dict(
+        page.locator(selector).evaluate(
+            """(el) => {
+            const panel = el.closest('.center-panel'); const r = el.getBoundingClientRect();
+            const p = panel.getBoundingClientRect();
+            return { shown: panel.scrollTop === 0 && r.top >= p.top && r.bottom <= p.bottom,
+                     height: r.height, width: r.width, bottom: r.bottom, panel: p.bottom }; }"""
+        )
+    )
+
+
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_game_over_offers_add_friend_for_the_others_seated(
     browser: Any, server: ServerInfo, size: dict[str, int]
 ) -> None:
     """Ann and Bob (guests, not friends) play a one-hand game; each game-over panel offers
-    "Add <the other> as a friend". Ann's click sends a request ("request sent"), Bob's accepts
-    it (they are friends: the offer goes), and neither is offered the computers."""
+    "Add <the other> as a friend" on its first screen (no scrolling, 44 px buttons). Ann's
+    click sends a request ("request sent") and Bob, at the table, is told; Bob's click accepts
+    it (they are friends: the offer goes from both panels at once, no reload), and neither is
+    offered the computers."""
     phone = size == PHONE
     ann = new_player(browser, server, "Ann", viewport=size, mobile=phone)
     bob = new_player(browser, server, "Bob", viewport=size, mobile=phone)
@@ -96,11 +112,21 @@ def test_the_game_over_offers_add_friend_for_the_others_seated(
         ann.page.wait_for_selector(f"{offer} button:has-text('Add Bob as a friend')")
         bob.page.wait_for_selector(f"{offer} button:has-text('Add Ann as a friend')")
         assert ann.page.locator(f"{offer} li").count() == 1  # Bob only, no computer
+        for page, other in ((ann.page, "Bob"), (bob.page, "Ann")):
+            button = f"{offer} button:has-text('Add {other} as a friend')"
+            # The panel settles first (the replay link comes a moment after the game ends).
+            wait_for(lambda p=page, b=button: in_first_screen(p, b)["shown"], what="offer in sight")
+            place = in_first_screen(page, button)
+            assert place["height"] >= 44 and place["width"] >= 44, place
         check_page(ann.page, "game-over-befriend")
         ann.page.click(f"{offer} button:has-text('Add Bob as a friend')")
         ann.page.wait_for_selector(f"{offer} li:has-text('request sent')")
+        # Bob, still at the table, is told there (the page's banner, static/js/alerts.js).
+        bob.page.wait_for_selector(".alert-item:has-text('Ann')", timeout=10_000)
         bob.page.click(f"{offer} button:has-text('Add Ann as a friend')")
         bob.page.wait_for_selector(offer, state="detached")  # friends now: nothing to offer
+        # Ann's panel follows at once, no reload: no "request sent" left, nothing to offer.
+        ann.page.wait_for_selector(offer, state="detached", timeout=10_000)
         bob.page.goto("/")
         bob.page.wait_for_selector(".friend:has-text('Ann')", timeout=5000)
         assert not ann.page.js_errors and not bob.page.js_errors, (

@@ -201,18 +201,28 @@ def test_the_create_form_offers_what_the_server_advertises(
         page.select_option("#opt-players", "5")
         page.fill("#opt-hands", "2")
         page.dispatch_event("#opt-hands", "change")
+        # a pass of 3 with 5 players: classic's own value, not the count's default of 2
+        page.fill("#opt-pass_count", "3")
+        page.dispatch_event("#opt-pass_count", "change")
         with page.expect_response(lambda r: r.url.endswith("/api/tables")) as created:
             page.click("#create-go")
         assert created.value.status == 201
         sent = created.value.request.post_data_json
         assert sent["preset"] == "classic"
-        assert sent["options"] == {
+        # every option the form shows, as shown (values equal to the preset's included)
+        chosen = {
             "players": 5,
             "deck": options["deck"]["default_by_players"]["5"],
-            "pass_count": options["pass_count"]["default_by_players"]["5"],
+            "pass_count": 3,
             "end": "hands",
             "hands": 2,
-        }, sent
+        }
+        assert sent["options"].items() >= chosen.items(), sent
+        assert "target_score" not in sent["options"]  # not shown with a fixed number of hands
+        # The table as the server keeps it (the response body is gone once the page moved on).
         page.wait_for_url("**/?table=*")
+        table_id = page.url.split("table=")[1].split("&")[0]
+        table = httpx.get(f"{server.url}/api/tables/{table_id}").json()["table"]
+        assert {k: table["options"][k] for k in chosen} == chosen
     finally:
         context.close()

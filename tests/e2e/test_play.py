@@ -78,6 +78,11 @@ def test_four_people_create_join_and_play_a_hand_by_clicking(browser: Any, serve
         ben.select_option("#filter-game", "dummy")
         ben.locator(f'.table-row[data-table="{table}"]').wait_for(state="detached")
         ben.select_option("#filter-game", "")
+        # The pace: a live table leaves "Turn-based only" and comes back with "Live only".
+        ben.select_option("#filter-pace", "turn")
+        ben.locator(f'.table-row[data-table="{table}"]').wait_for(state="detached")
+        ben.select_option("#filter-pace", "live")
+        ben.locator(f'.table-row[data-table="{table}"]').wait_for()
         ben.check("#filter-open")
         # The others find the table in the live lobby list and sit down.
         for p in others:

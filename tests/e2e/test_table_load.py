@@ -79,3 +79,64 @@ def test_the_table_does_not_shift_from_load_to_the_first_playable_card(
         assert not errors, errors
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
+def test_presets_that_come_late_move_nothing_and_presets_that_fail_hide_nothing(
+    browser: Any, server: ServerInfo, viewport: dict[str, int]
+) -> None:
+    """/api/presets answering after the table's first state (a loaded server): the frame waits
+    for it, so the table's name ("Table" -> "Hearts, 5 players", which wraps the head of a
+    five-player table) moves nothing; /api/presets failing: the table shows all the same."""
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        reply = client.post("/api/guest", json={"name": "Annabelle"})
+        token = str(reply.json()["token"])
+        made = client.post(
+            "/api/tables",
+            json={"preset": "classic-5", "bots": {str(s): "easy" for s in range(1, 5)}},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert made.status_code == 201, made.text
+        table_id = str(made.json()["table"]["id"])
+    for late in (True, False):
+        load_with_presets(browser, server, viewport, token, table_id, late=late)
+
+
+def load_with_presets(
+    browser: Any,
+    server: ServerInfo,
+    viewport: dict[str, int],
+    token: str,
+    table_id: str,
+    *,
+    late: bool,
+) -> None:
+    """Open the table with /api/presets held until the first state is in (``late``) or failed."""
+    context = browser.new_context(viewport=viewport, base_url=server.url)
+    context.set_default_timeout(15_000)
+    context.add_cookies([{"name": "hearts_token", "value": token, "url": server.url}])
+    context.add_init_script(CLS_OBSERVER)
+    page = context.new_page()
+    held: list[Any] = []
+    frames: list[int] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda _f: frames.append(1)))
+    if late:
+        page.route("**/api/presets", lambda route: held.append(route))
+    else:
+        page.route("**/api/presets", lambda route: route.abort())
+    try:
+        page.goto(f"/?table={table_id}")
+        if late:  # answered only once the table's first state is in the page
+            deadline = time.monotonic() + 10
+            while not (held and frames) and time.monotonic() < deadline:
+                page.wait_for_timeout(50)
+            page.wait_for_timeout(500)
+            held[0].continue_()
+        page.wait_for_selector(".table-page:not(.loading) #start-game")
+        page.wait_for_timeout(600)
+        title = page.inner_text(".table-title")
+        assert title.startswith("Hearts, 5 players") if late else title == "Table", title
+        shifts = page.evaluate("window.__shifts")
+        assert sum(s["value"] for s in shifts) < 0.05, shifts
+    finally:
+        context.close()

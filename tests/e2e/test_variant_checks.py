@@ -53,6 +53,10 @@ def _refuse_once(page: Any, done: set[str]) -> None:
     illegal = [c["card"] for c in view_state(page)["hand"] if not c["legal"]]
     if not illegal:
         return
+    # The dummy game on a phone shows the hand or the half dummy in turn: when the half dummy
+    # is up (its turn), the hand's cards cannot be tapped; a later turn from the hand will do.
+    if page.locator("#hand-block.resting").count():
+        return
     done.add("refused")
     page.click(
         f'.hand-cards .card[data-card="{illegal[0]}"]', force=True, position={"x": 8, "y": 24}

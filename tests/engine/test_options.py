@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.engine import (
     ChooseDirection,
@@ -669,3 +671,25 @@ def test_the_advertised_choices_by_game_and_player_count_are_what_the_engine_acc
         assert rules.deck == deck_defaults[str(n)]
         assert rules.pass_count == count_defaults[str(n)]
         assert rules.deck in options["deck"]["choices_by_players"][str(n)]  # type: ignore[index]
+
+
+@given(
+    players=st.sampled_from([3, 4, 5]),
+    pass_count=st.none() | st.integers(1, 4),
+    deck=st.none() | st.sampled_from(["standard", "remove_2d", "remove_2c_2d", "jokers"]),
+)
+def test_the_stored_options_build_the_same_rules(
+    players: int, pass_count: int | None, deck: str | None
+) -> None:
+    """A table keeps ``to_options()`` and builds its game from it with make_rules: every
+    choice survives that round trip, even one equal to the preset's value."""
+    options: dict[str, object] = {"players": players}
+    if pass_count is not None:
+        options["pass_count"] = pass_count
+    if deck is not None:
+        options["deck"] = deck
+    try:
+        rules = make_rules("classic", options)
+    except RulesError:
+        return
+    assert make_rules("classic", rules.to_options()) == rules

@@ -41,7 +41,7 @@ from app.engine import (
     state_to_json,
     view,
 )
-from app.engine.game import PHASES
+from app.engine.state import PHASES
 
 from .test_properties import Policy, any_rules, examples, moon_layout, shooter_policy
 

@@ -9,8 +9,10 @@ from typing import Any
 
 import fakeredis
 import httpx
+import orjson
 import pytest
 import pytest_asyncio
+import websockets
 
 from app.settings import Settings
 from tests.friends.helpers import COMMON, Person, account, befriend, presence_of
@@ -311,3 +313,192 @@ async def test_the_lobby_page_lists_friends_tables_first(server: str) -> None:
     assert (await ann.call("GET", "/api/tables", params={"variant": "double"})).json()[
         "first"
     ] == []  # the filter applies to friends' tables too
+
+
+async def _invite(host: Person, friend: Person, private: bool = True) -> tuple[str, str]:
+    """A table of ``host``'s and an invitation of ``friend`` to it: (table id, invite id)."""
+    made = await create_table(host.address, host.token, preset="classic", private=private)
+    table_id = made["table"]["id"]
+    _codes[table_id] = made["table"]["invite"]
+    r = await host.post("/api/friends/invites", {"player_id": friend.id, "table_id": table_id})
+    assert r.status_code == 201, r.text
+    return table_id, str(r.json()["invite"]["id"])
+
+
+_codes: dict[str, str | None] = {}  # table id -> its private code (the host's knowledge)
+
+
+async def _seated(host: Person, table_id: str) -> list[str | None]:
+    params = {"invite": _codes[table_id]} if _codes.get(table_id) else {}
+    table = (await host.call("GET", f"/api/tables/{table_id}", params=params)).json()
+    return [s["player_id"] for s in table["table"]["seats"]]
+
+
+@pytest.mark.parametrize("how", ["host blocks", "invitee blocks", "host unfriends"])
+async def test_a_block_or_an_unfriending_drops_invitations_both_ways(server: str, how: str) -> None:
+    host, pal = await account(server, "Host"), await account(server, "Pal")
+    await befriend(host, pal)
+    table_id, invite_id = await _invite(host, pal)
+    # and one the other way: Pal, host of a table of their own, invites Host
+    _, back_id = await _invite(pal, host, private=False)
+    pal_lobby, host_lobby = await pal.lobby(), await host.lobby()
+    assert [i["id"] for i in (await pal.call("GET", "/api/friends/invites")).json()["invites"]] == [
+        invite_id
+    ]
+    if how == "host blocks":
+        assert (await host.post("/api/friends/blocks", {"player_id": pal.id})).status_code == 201
+    elif how == "invitee blocks":
+        assert (await pal.post("/api/friends/blocks", {"player_id": host.id})).status_code == 201
+    else:
+        assert (await host.post(f"/api/friends/{pal.id}/remove")).status_code == 204
+    await pal_lobby.wait(lambda m: m["type"] == "invite_gone" and m["id"] == invite_id)
+    await host_lobby.wait(lambda m: m["type"] == "invite_gone" and m["id"] == back_id)
+    for person in (pal, host):
+        assert (await person.call("GET", "/api/friends/invites")).json() == {"invites": []}
+        listing = (await person.call("GET", "/api/friends")).json()
+        assert listing["invites"] == []
+    # neither the invitation nor the private code is anywhere Pal can read
+    reply = await pal.post(f"/api/friends/invites/{invite_id}/accept")
+    assert reply.status_code == 404 and _code(reply) == "no_invite"
+    assert pal.id not in await _seated(host, table_id)
+    assert _code(await host.post(f"/api/friends/invites/{back_id}/accept")) == "no_invite"
+    for lobby in (pal_lobby, host_lobby):
+        await lobby.close()
+
+
+async def test_an_invitation_checks_the_friendship_when_it_is_used(
+    server: str, pg_url: str
+) -> None:
+    """A friendship that ended without the route that drops invitations (another instance
+    that failed half way, a change made in the database): the invitation is not listed and
+    accepting it seats nobody."""
+    from app.db import make_database
+    from app.friends import store
+
+    host, pal = await account(server, "Host"), await account(server, "Pal")
+    await befriend(host, pal)
+    table_id, invite_id = await _invite(host, pal)
+    database = make_database(pg_url)
+    try:
+        store.remove(database, host.id, pal.id)  # the friendship only: the invitation stays
+    finally:
+        database.dispose()
+    reply = await pal.post(f"/api/friends/invites/{invite_id}/accept")
+    assert reply.status_code == 410 and _code(reply) == "invite_withdrawn"
+    assert pal.id not in await _seated(host, table_id)
+    assert (await pal.call("GET", "/api/friends/invites")).json() == {"invites": []}
+    made_again = await _invite_listing_after_refriending(host, pal, table_id)
+    assert made_again != invite_id
+
+
+async def _invite_listing_after_refriending(host: Person, pal: Person, table_id: str) -> str:
+    """Friends again: a new invitation is listed (the check reads the friendship now)."""
+    await befriend(host, pal)
+    r = await host.post("/api/friends/invites", {"player_id": pal.id, "table_id": table_id})
+    listed = (await pal.call("GET", "/api/friends/invites")).json()["invites"]
+    assert [i["id"] for i in listed] == [r.json()["invite"]["id"]]
+    return str(r.json()["invite"]["id"])
+
+
+async def test_a_friends_only_lobby_socket_gets_invitations_without_tables(server: str) -> None:
+    """``/ws/lobby?tables=0`` (the banner on a table or replay page): the friend messages and
+    invitations with the table's size and free seats, no table list; bad values refused."""
+    host, friend, other = [await account(server, n) for n in ("Host", "Pal", "Ott")]
+    await befriend(host, friend)
+    made = await create_table(server, host.token, preset="classic", private=True)
+    table_id = made["table"]["id"]
+    banner = Client(server, "-", friend.token, "Pal")
+    banner.url = f"ws://{server}/ws/lobby?tables=0"
+    await banner.connect()
+    await banner.wait(lambda m: m["type"] == "friends")
+    # someone not invited, on the same kind of socket: never the invitation nor the code
+    outsider = Client(server, "-", other.token, "Ott")
+    outsider.url = f"ws://{server}/ws/lobby?tables=0"
+    await outsider.connect()
+    await outsider.wait(lambda m: m["type"] == "friends")
+    r = await host.post("/api/friends/invites", {"player_id": friend.id, "table_id": table_id})
+    assert r.status_code == 201
+    pushed = (await banner.wait(lambda m: m["type"] == "invite"))["invite"]
+    assert pushed["path"] == made["invite_path"]  # the invited player's link
+    assert (pushed["players"], pushed["free"], pushed["private"]) == (4, 3, True)
+    assert pushed["from"]["name"] == "Host"
+    await banner.send({"type": "subscribe"})
+    refused = await banner.wait(lambda m: m["type"] == "error")
+    assert refused["code"] == "no_tables"
+    assert not [m for m in banner.messages if m["type"] in ("lobby", "lobby_update")]
+    # a friend request reaches it too, in the friends message's incoming list
+    await other.post("/api/friends/requests", {"player_id": friend.id})
+    listed = await banner.wait(
+        lambda m: m["type"] == "friends" and any(p["id"] == other.id for p in m["incoming"])
+    )
+    assert listed["invites"][0]["free"] == 3
+    code = made["table"]["invite"]
+    assert not [raw for raw in outsider.raw if code in raw or '"invite"' in raw]
+    await outsider.close()
+    await banner.close()
+    async with websockets.connect(f"ws://{server}/ws/lobby?tables=2") as bad:
+        closed = orjson.loads(await bad.recv())
+        assert closed["code"] == "bad_tables"
+        with pytest.raises(websockets.ConnectionClosed):
+            await bad.recv()
+
+
+async def test_a_player_blocked_by_someone_seated_gets_no_seat_by_any_door(server: str) -> None:
+    """Cat, seated at Ann's public table, blocked Bob: Bob is refused a seat there by the
+    table socket's sit and by joining a friend's table (``blocked``), the table unchanged;
+    at a table where nobody blocked him he sits. Checked when the seat is taken: a block made
+    after Bob opened the table holds."""
+    ann, bob, cat = [await account(server, n) for n in ("Ann", "Bob", "Cat")]
+    await befriend(ann, bob)
+    table_id = (await create_table(server, ann.token, preset="classic"))["table"]["id"]
+    cat_table = Client(server, table_id, cat.token, "cat")
+    await cat_table.connect()
+    assert (await cat_table.command("sit", seat=2))["type"] == "ack"
+    bob_table = Client(server, table_id, bob.token, "bob")
+    await bob_table.connect()
+    await bob_table.wait(lambda m: m["type"] == "state")
+    assert (await cat.post("/api/friends/blocks", {"player_id": bob.id})).status_code == 201
+    reply = await bob_table.command("sit", seat=1)
+    assert reply["type"] == "error" and reply["code"] == "blocked", reply
+    r = await bob.post("/api/friends/join", {"table_id": table_id})
+    assert r.status_code >= 400 and _code(r) == "blocked", r.text
+    assert bob.id not in await _seated(ann, table_id)
+    # Cat leaves: nobody seated blocked Bob any more, and the same doors seat him.
+    assert (await cat_table.command("leave"))["type"] == "ack"
+    assert (await bob_table.command("sit", seat=1))["type"] == "ack"
+    assert bob.id in await _seated(ann, table_id)
+    other = (await create_table(server, cat.token, preset="classic"))["table"]["id"]
+    assert _code(await bob.post("/api/friends/join", {"table_id": other})) == "blocked"
+    for client in (cat_table, bob_table):
+        await client.close()
+
+
+async def test_my_games_is_told_when_a_turn_based_game_of_mine_changes(server: str) -> None:
+    """A turn-based table: whoever's turn comes is told on their lobby socket ("games", the
+    table's id) so the page's My games reads its list again at once; nobody else is told of
+    that table."""
+    ann, bob, cat = [await account(server, n) for n in ("Ann", "Bob", "Cat")]
+    made = await create_table(
+        server,
+        ann.token,
+        preset="classic",
+        pace="turn",
+        move_seconds=86400,
+        bots={"2": "easy", "3": "easy"},
+    )
+    table_id = made["table"]["id"]
+    lobbies = {p.name: await p.lobby() for p in (ann, bob, cat)}
+    ann_table = Client(server, table_id, ann.token, "ann")
+    bob_table = Client(server, table_id, bob.token, "bob")
+    await ann_table.connect()
+    await bob_table.connect()
+    assert (await bob_table.command("sit", seat=1))["type"] == "ack"
+    assert (await ann_table.command("start"))["type"] == "ack"
+    # Everyone passes at once: both people are told their turn came.
+    for name in ("Ann", "Bob"):
+        told = await lobbies[name].wait(lambda m: m["type"] == "games")
+        assert told == {"type": "games", "table_id": table_id}
+    await asyncio.sleep(0.3)
+    assert not any(m["type"] == "games" for m in lobbies["Cat"].messages)
+    for client in (ann_table, bob_table, *lobbies.values()):
+        await client.close()

@@ -413,8 +413,10 @@ def test_a_review_whose_instance_was_killed_is_finished_by_another(
     try:
         alice = create_guest(database, "Alice")
         token = issue_token(database, alice.id, SECRET)
+        # Six hands: long enough at the test's small budget to be caught mid-review on a
+        # quiet machine (two hands were done before the first look).
         game_id = store_game(
-            database, [alice.id, None, None, None], options={"end": "hands", "hands": 2}
+            database, [alice.id, None, None, None], options={"end": "hands", "hands": 6}
         )
         with subprocess_server(_server_env(pg_url, redis_url, namespace, "first")) as (a, proc):
             reply = httpx.post(
@@ -467,3 +469,104 @@ def test_a_review_whose_instance_was_killed_is_finished_by_another(
         assert body["result"] == orjson.loads(orjson.dumps(direct))
     finally:
         database.dispose()
+
+
+def test_the_queue_is_bounded_for_the_whole_deployment(tmp_path: Path) -> None:
+    with server(tmp_path, review_queue_max=2, run_review_jobs=False) as client:
+        database = _db(client)
+        alice, alice_auth = person(client, "Alice")
+        _, bob_auth = person(client, "Bob")
+        game = store_game(database, [alice, None, None, None])
+        url = f"/api/games/{game}/review"
+        assert client.post(url, json={"seat": 0}, headers=alice_auth).status_code == 202
+        assert client.post(url, json={"seat": 1}, headers=bob_auth).status_code == 202
+        full = client.post(url, json={"seat": 2}, headers=bob_auth)
+        assert full.status_code == 503 and full.json()["detail"]["code"] == "review_queue_full"
+        assert int(full.headers["Retry-After"]) > 0
+        assert reviews.read(database, game, 2) is None and reviews.pending(database) == 2
+        # asking for one that is queued already is no new job: answered, not refused
+        assert client.post(url, json={"seat": 0}, headers=bob_auth).status_code == 200
+        with pytest.raises(reviews.QueueFull):  # the same bound where the row is written
+            reviews.request(database, game, 3, alice, 32, queue_max=2)
+
+
+def test_jobs_are_taken_round_robin_between_requesters(tmp_path: Path) -> None:
+    """Alice asks for three reviews, then Bob and Carol for one each: Bob's and Carol's come
+    after Alice's first, not after all of hers."""
+    with server(tmp_path, run_review_jobs=False) as client:
+        database = _db(client)
+        alice, _ = person(client, "Alice")
+        bob, _ = person(client, "Bob")
+        carol, _ = person(client, "Carol")
+        game = store_game(database, [alice, bob, carol, None])
+        other = store_game(database, [alice, None, None, None], table="R2")
+        asked = [(game, 0, alice), (game, 1, alice), (other, 0, alice), (game, 2, bob)]
+        asked += [(game, 3, carol)]
+        for game_id, seat, who in asked:
+            assert reviews.request(database, game_id, seat, who, 32)[1]
+            time.sleep(0.002)  # distinct times of asking
+        order = reviews.claimable(database, limit=10)
+        assert order == [(game, 0), (game, 2), (game, 3), (game, 1), (other, 0)]
+
+
+def test_a_long_game_costs_more_of_the_hourly_allowance(tmp_path: Path) -> None:
+    """A unit covers 14 decisions here (a hand's pass and 13 cards): a one-hand game's seat
+    costs one, a two-hand game's two; with two units an hour, a player gets two short reviews
+    or one long one."""
+    with server(
+        tmp_path, review_requests_per_hour=2, review_decisions_per_unit=14, run_review_jobs=False
+    ) as client:
+        database = _db(client)
+        alice, alice_auth = person(client, "Alice")
+        short = store_game(database, [alice, None, None, None], table="S")
+        long = store_game(
+            database, [alice, None, None, None], options={"end": "hands", "hands": 2}, table="L"
+        )
+        bob, bob_auth = person(client, "Bob")
+        for seat in (0, 1):
+            reply = client.post(f"/api/games/{short}/review", json={"seat": seat}, headers=bob_auth)
+            assert reply.status_code == 202
+        over = client.post(f"/api/games/{short}/review", json={"seat": 2}, headers=bob_auth)
+        assert over.status_code == 429
+        first = client.post(f"/api/games/{long}/review", json={"seat": 0}, headers=alice_auth)
+        assert first.status_code == 202
+        again = client.post(f"/api/games/{long}/review", json={"seat": 1}, headers=alice_auth)
+        assert again.status_code == 429 and "costs 2" in again.json()["detail"]["message"]
+        assert bob and reviews.read(database, long, 1) is None
+
+
+def test_a_review_stops_at_its_cpu_cap_scaled_to_the_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.jobs import review as jobs
+
+    with server(tmp_path, run_review_jobs=False) as client:
+        database = _db(client)
+        alice, _ = person(client, "Alice")
+        short = store_game(database, [alice, None, None, None], table="S")
+        long = store_game(
+            database, [alice, None, None, None], options={"end": "hands", "hands": 2}, table="L"
+        )
+        records = [jobs.load_record(database, g) for g in (short, long)]
+    assert records[0] is not None and records[1] is not None
+    runner = jobs.ReviewRunner(database, None, "ns", cpu_seconds_per_decision=0.5)
+    assert [runner.cpu_cap(r, 0) for r in records] == [jobs.CPU_FLOOR_SECONDS, 14.0]
+    runner.cpu_seconds_per_decision = 3.0
+    caps = [runner.cpu_cap(r, 0) for r in records]
+    assert caps == [42.0, 84.0]  # 14 and 28 decisions: a pass and 13 cards a hand
+    runner.close()
+    # a cap that is used up stops the review at its next decision
+    with pytest.raises(jobs.ReviewTooLong):
+        jobs.compute_review({**records[0], "cpu_cap_seconds": 0.0}, 0, 16, None)
+    # and the job fails (the runner stores why) instead of running on
+    monkeypatch.setattr(jobs, "CPU_FLOOR_SECONDS", 0.0)
+    with server(tmp_path / "capped", review_cpu_seconds_per_decision=1e-9) as client:
+        alice, alice_auth = person(client, "Alice")
+        game = store_game(_db(client), [alice, None, None, None])
+        assert client.post(f"/api/games/{game}/review", json={"seat": 0}, headers=alice_auth)
+        done = wait_done(client, game, 0)
+    assert done["status"] == "failed", done
+    row = reviews.read(
+        make_database(f"sqlite:///{tmp_path / 'capped' / 'reviews.sqlite3'}"), game, 0
+    )
+    assert row is not None and "CPU cap" in (row.error or "")

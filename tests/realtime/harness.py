@@ -30,8 +30,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextlib.asynccontextmanager
-async def in_process_server(settings: Settings, fake_server: Any = None) -> AsyncIterator[str]:
-    app = create_app(settings, fake_redis_server=fake_server)
+async def in_process_server(
+    settings: Settings, fake_server: Any = None, clock: Callable[[], float] | None = None
+) -> AsyncIterator[str]:
+    """``clock`` (epoch ms): the tables' time, driven by the test."""
+    app = create_app(settings, fake_redis_server=fake_server, clock=clock)
     config = uvicorn.Config(
         app, host="127.0.0.1", port=0, log_level="warning", ws="websockets-sansio", lifespan="on"
     )

@@ -54,11 +54,27 @@ HTTP_ROUTES: tuple[str, ...] = (
     "/api/games/{game}/review?seat=0",
     "/api/tables",
     "/api/tables/{table}?invite={invite}",
+    # My games (app/tables/mine.py): whose turn, clocks, last move of the caller's tables
+    "/api/games/mine",
     "/api/leaderboards/{preset}?min_games=0&include_guests=true",
     "/api/friends",
     "/api/friends/recent",
     "/api/friends/link",
     "/api/friends/invites",
+    # the daily challenge (app/compete): its status, leaderboards and month; a deal's own
+    # page is checked by tests/compete/test_daily_server.py against the deals reached
+    "/api/daily",
+    "/api/daily/{preset}",
+    "/api/daily/{preset}/leaderboard",
+    "/api/daily/{preset}/month",
+    "/api/clubs/mine",
+    # events (app/compete/events*.py): the list; an event's page and standings are scanned
+    # for its seed by tests/compete/test_events_api.py
+    "/api/events",
+    # notifications (app/notify): the caller's choices, address and devices; the VAPID key.
+    # Push payloads and e-mails are scanned by tests/notify/test_leaks.py.
+    "/api/notify/settings",
+    "/api/notify/push/key",
 )
 
 

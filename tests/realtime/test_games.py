@@ -21,6 +21,7 @@ import pytest
 from app import engine
 from app.settings import Settings
 from app.store import keys, make_redis
+from app.store.codec import decode_state
 from tests.conftest import cluster_redis_url, drop_namespace
 from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
 
@@ -84,7 +85,19 @@ async def play_to_end(
             if move is None:
                 continue
             acted_at = latest["version"]
-            reply = await client.command("move", move=move, version=latest["version"])
+            move_id = f"{client.name}-{latest['version']}-{rng.random()}"
+            reply = await client.command("move", move=move, version=latest["version"], id=move_id)
+            for _ in range(5):
+                # The store did not answer in time (a reply later than the client's stall
+                # watchdog on a starved machine): the move may have run or not. As the page
+                # does, the same command (same id: applied once) is sent again after
+                # retry_after, and its answer says which.
+                if reply["type"] != "error" or reply["code"] != "store_unavailable":
+                    break
+                await asyncio.sleep(float(reply.get("retry_after") or 0.5))
+                reply = await client.command(
+                    "move", move=move, version=latest["version"], id=move_id
+                )
             if reply["type"] == "ack":
                 applied[reply["version"]] = (seat, move)
             else:
@@ -201,7 +214,7 @@ async def test_full_game_of_every_preset_with_leak_scan(
         assert reply["type"] == "ack", reply
         start_version = reply["version"]
         redis = fakeredis.FakeAsyncRedis(server=fake)
-        blob = orjson.loads(await redis.get(keys.state_key(table_id)))
+        blob = orjson.loads(decode_state(await redis.get(keys.state_key(table_id))))
         seed = int(blob["seed"])
         rules = engine.make_rules(preset, blob["options"])
 
@@ -242,7 +255,7 @@ async def test_compact_states_rebuild_the_full_views(tmp_path: Any) -> None:
         reply = await clients[0].command("start")
         start_version = reply["version"]
         redis = fakeredis.FakeAsyncRedis(server=fake)
-        blob = orjson.loads(await redis.get(keys.state_key(table_id)))
+        blob = orjson.loads(decode_state(await redis.get(keys.state_key(table_id))))
         seed = int(blob["seed"])
         rules = engine.make_rules("classic", blob["options"])
         await redis.aclose()
@@ -347,7 +360,7 @@ async def test_one_hand_of_every_preset_across_two_instances_on_the_cluster(
                 reply = await clients[0].command("start")
                 assert reply["type"] == "ack", reply
                 start_version = reply["version"]
-                blob = orjson.loads(await redis.get(keys.state_key(table_id)))
+                blob = orjson.loads(decode_state(await redis.get(keys.state_key(table_id))))
                 seed = int(blob["seed"])
                 rules = engine.make_rules(preset, blob["options"])
                 applied = await play_to_end(clients, list(range(players)), seed)

@@ -158,3 +158,84 @@ async def test_state_messages_views_are_the_engines_views() -> None:
                 if paused and seat_no is not None:
                     want["legal"] = None
                 assert got == want
+
+
+async def test_a_notice_of_a_version_seen_but_committed_later_resyncs_the_hub() -> None:
+    """Whatever made the table's version go back (Redis lost its last writes, a failover to a
+    replica behind, a restored backup), its next changes reuse version numbers the hub has
+    seen: a notice of such a version committed after the newest one queues a resync (once),
+    while this instance's own commits coming back from the channel queue nothing."""
+    hub = TableHub(cast(Any, type("Hubs", (), {"fanout": None})()), "t1")
+
+    def queued() -> list[Any]:
+        out = []
+        while not hub._notes.empty():
+            out.append(hub._notes.get_nowait())
+        return out
+
+    def notice(v: int, t: float) -> bytes:
+        return orjson.dumps({"v": v, "s": 1, "events": [{"kind": "chat", "t": 9e12}], "t": t})
+
+    hub.committed_here({"v": 1, "s": 1, "t": 1000.0})  # committed here: queued at once
+    hub.on_message("c", notice(1, 1000.0))  # its echo from the channel
+    hub.on_message("c", notice(2, 1001.0))  # another instance's change
+    hub.committed_here({"v": 3, "s": 1, "t": 1002.0})
+    hub.committed_here({"v": 4, "s": 1, "t": 1003.0})
+    hub.on_message("c", notice(3, 1002.0))  # echoes after a newer commit here
+    hub.on_message("c", notice(4, 1003.0))
+    assert [n.get("v") for n in queued()] == [1, 2, 3, 4]
+    # the table went back to version 2: its next change is a version 3 again, later
+    hub.on_message("c", notice(3, 5000.0))
+    hub.on_message("c", notice(4, 5001.0))
+    hub.committed_here({"v": 4, "s": 1, "t": 5002.0})
+    assert queued() == [{"resync": True}]
+    # once resynced (what _resync does first), a rewind found by this instance's own commit
+    hub._went_back = False
+    hub.committed_here({"v": 2, "s": 1, "t": 6000.0})
+    assert queued() == [{"resync": True}]
+
+
+async def test_a_join_that_reads_a_newer_version_does_not_keep_it_from_the_others() -> None:
+    """A change committed while a second socket's join waited in the queue: the join reads
+    the table at that version and sends it to the joiner; the change's notice, handled next,
+    still sends it to every other socket (it went to none: a player waited for ever)."""
+    from app import engine
+    from app.tables.model import Seat, Table
+
+    state = engine.new_game(engine.make_rules("classic"), 3)
+    seats = [Seat(kind="human", player_id=f"p{i}", name=f"P{i}") for i in range(4)]
+    table = Table("t1", "classic", {}, 4, False, None, "p0", seats, 0, 0.0, status="playing")
+    table.version = 2
+
+    class Service:
+        def clock(self) -> float:
+            return 0.0
+
+        async def read(self, table_id: str, at_least: int | None = None) -> tuple[Any, Any]:
+            return table, state
+
+    hub = TableHub(cast(Any, type("Hubs", (), {"service": Service()})()), "t1")
+    sent: dict[str, list[dict[str, Any]]] = {"p0": [], "watcher": []}
+
+    def connection(name: str, player_id: str | None) -> Connection:
+        conn = Connection(lambda _text: asyncio.sleep(0), name, player_id)
+        conn.send = lambda msg: sent[name].append(orjson.loads(msg))  # type: ignore[method-assign]
+        return conn
+
+    player = connection("p0", "p0")
+    player.state_version = player.event_version = 1  # it saw version 1
+    hub.conns.add(player)
+    hub.state_version = hub.note_version = 1
+    watcher = hub.enqueue_join(connection("watcher", None), None)
+    hub.committed_here({"v": 2, "s": 1, "events": [{"kind": "started", "v": 2}]})
+    hub._task = asyncio.create_task(hub._run())
+    await asyncio.wait_for(watcher.done, 5)
+    for _ in range(100):
+        if any(m["type"] == "state" for m in sent["p0"]):
+            break
+        await asyncio.sleep(0.01)
+    hub._task.cancel()
+    states = [m for m in sent["p0"] if m["type"] == "state"]
+    assert [m["version"] for m in states] == [2], sent["p0"]
+    assert states[0]["events"] == [{"kind": "started", "v": 2}]
+    assert [m["type"] for m in sent["watcher"]] == ["state"]

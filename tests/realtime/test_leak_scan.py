@@ -27,6 +27,7 @@ from app import engine
 from app.engine.claim import claim_wins_all
 from app.settings import Settings
 from app.store import keys, make_redis
+from app.store.codec import decode_state
 from tests.conftest import cluster_redis_url, drop_namespace
 from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
 from tests.realtime.leak_scan import HTTP_ROUTES, Game, Leak, Scanner
@@ -103,7 +104,9 @@ CASES = [(p, False, SHORT, "fake") for p in sorted(engine.PRESETS)] + [
 @contextlib.asynccontextmanager
 async def servers(kind: str, tmp_path: Any) -> AsyncIterator[tuple[Settings, str, str, Any]]:
     """(settings, the player's instance, the spectator's instance, a client of their Redis)."""
-    settings = settings_for(tmp_path).model_copy(update={"due_poll_seconds": 0.005})
+    settings = settings_for(tmp_path).model_copy(
+        update={"due_poll_seconds": 0.005, "hints_per_minute": 1000}
+    )
     if kind == "fake":
         fake = fakeredis.FakeServer()
         async with in_process_server(settings, fake) as address:
@@ -145,7 +148,8 @@ async def test_a_whole_game_leaks_nothing(
     preset: str, private: bool, options: dict[str, object], kind: str, tmp_path: Any
 ) -> None:
     """The player also claims: at its first card of the first hand (refused: announced, nothing
-    shown), and whenever the claim would be accepted after that (its cards shown to all)."""
+    shown), and whenever the claim would be accepted after that (its cards shown to all); and
+    asks for a hint at its first decision of each hand (the answer scanned like the rest)."""
     async with servers(kind, tmp_path) as (settings, address, other, redis):
         players = engine.make_rules(preset).players
         token, me = await guest(address, "Player")
@@ -156,6 +160,7 @@ async def test_a_whole_game_leaks_nothing(
             preset=preset,
             options=options,
             private=private,
+            hints=True,
             bots={str(seat): "easy" for seat in range(1, players)},
         )
         table_id = created["table"]["id"]
@@ -170,7 +175,7 @@ async def test_a_whole_game_leaks_nothing(
         reply = await player.command("start")
         assert reply["type"] == "ack", reply
 
-        blob = orjson.loads(await redis.get(keys.state_key(table_id)))
+        blob = orjson.loads(decode_state(await redis.get(keys.state_key(table_id))))
         game = Game(engine.make_rules(preset, blob["options"]), int(blob["seed"]))
 
         async def moves() -> list[Any]:
@@ -190,6 +195,7 @@ async def test_a_whole_game_leaks_nothing(
         polled_hand = -1
         refused_hand = -1
         claims = {"ack": 0, "claim_refused": 0}
+        hinted_hand, hints = -1, 0
         acted = -1
         seen = 0
         try:
@@ -232,6 +238,24 @@ async def test_a_whole_game_leaks_nothing(
                     await poll(http_player, seated, mine, first, moves)
                     theirs = {**context, "me": watcher, "games": games}
                     await poll(http_watcher, watching, theirs, first, moves)
+                if view["hand_no"] > hinted_hand:  # a hint a hand: its answer is scanned too
+                    hinted_hand, hints = view["hand_no"], hints + 1
+                    asked, start = f"hint-{decisions}", len(player.messages)
+                    await player.send({"type": "hint", "id": asked})
+                    answer = await player.wait(
+                        lambda m, asked=asked: m.get("id") == asked and m["type"] != "ack",
+                        start=start,
+                    )
+                    assert answer["type"] == "hint" and answer["hint"]["best"], answer
+                    if hints == 1:  # the game's first hint is marked (events, no new state)
+                        marked = await player.wait(
+                            lambda m: (
+                                m["type"] == "events"
+                                and any(e["kind"] == "hint_used" for e in m["events"])
+                            ),
+                            start=start,
+                        )
+                        msg = {**msg, "version": marked["version"]}
                 decisions += 1
                 acted = msg["version"]
                 may_claim = view["phase"] == "play" and refused_hand != view["hand_no"]
@@ -251,6 +275,10 @@ async def test_a_whole_game_leaks_nothing(
             game.extend(await moves())
             assert game.states[-1].phase == "over" and len(game.states[-1].history) == 2
             assert claims["claim_refused"] >= 1, claims
+            # the hints went to the player alone; the table tells everyone one was used
+            assert hints >= 2 and not [m for m in spectator.messages if m["type"] == "hint"]
+            tables = [m["table"] for m in spectator.messages if m.get("table")]
+            assert tables[-1]["hints_used"] == [0]
             assert seated.check_views(player.raw) > 10
             assert watching.check_views(spectator.raw) > 10
             for lobby, scanner in zip(lobbies, (seated, watching), strict=True):

@@ -156,6 +156,46 @@ async def test_spectators_come_and_go_without_a_table_version(kind: str, tmp_pat
         await host.close()
 
 
+@pytest.mark.parametrize("kind", ["fake", "real"])
+async def test_a_spectator_who_sits_down_is_no_longer_counted(kind: str, tmp_path: Any) -> None:
+    """A friend watches from the invite link, then sits down with the same socket: every
+    socket on the table (the host's, another spectator's, the friend's own) is told the new
+    count without anyone's socket opening or closing; standing up counts them again."""
+    async with server(kind, tmp_path) as (address, _redis):
+        token, _ = await guest(address, "Host")
+        created = await create_table(
+            address, token, preset="classic", private=True, bots={"1": "easy", "2": "easy"}
+        )
+        table_id, invite = created["table"]["id"], created["table"]["invite"]
+        host = Client(address, table_id, token, "host")
+        await host.connect()
+        await host.wait(lambda m: m["type"] == "spectators" and m["count"] == 0)
+        friend_token, _ = await guest(address, "Friend")
+        friend = Client(address, table_id, friend_token, "friend")
+        other = Client(address, table_id, None, "other")
+        for c in (friend, other):
+            await c.connect(invite=invite)
+            await c.wait(lambda m: m["type"] == "state")
+        for c in (host, friend, other):
+            await c.wait(lambda m: m["type"] == "spectators" and m["count"] == 2, 5)
+
+        marks = {c.name: len(c.messages) for c in (host, friend, other)}
+        assert (await friend.command("sit", seat=3))["type"] == "ack"
+        for c in (host, friend, other):
+            await c.wait(
+                lambda m: m["type"] == "spectators" and m["count"] == 1, 5, start=marks[c.name]
+            )
+
+        marks = {c.name: len(c.messages) for c in (host, friend, other)}
+        assert (await friend.command("leave"))["type"] == "ack"
+        for c in (host, friend, other):
+            await c.wait(
+                lambda m: m["type"] == "spectators" and m["count"] == 2, 5, start=marks[c.name]
+            )
+        for c in (host, friend, other):
+            await c.close()
+
+
 @pytest.mark.parametrize("kind", REDIS_BACKENDS)
 async def test_sockets_per_player_table_and_address(kind: str, tmp_path: Any) -> None:
     """Each socket limit refuses with 4429 and its words; nothing changes; a closed socket

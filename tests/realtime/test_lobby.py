@@ -18,14 +18,15 @@ import websockets
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.realtime.lobby import (
+from app.realtime.lobby import LobbyFeed
+from app.realtime.lobby_index import (
     VARIANTS,
     LobbyError,
-    LobbyFeed,
     LobbyFilter,
     LobbyIndex,
     decode_cursor,
     encode_cursor,
+    parse_entry,
     parse_filter,
     parse_limit,
 )
@@ -47,6 +48,7 @@ def line(
     status: str = "waiting",
     humans: int = 1,
     expires: float = FAR,
+    pace: str = "live",
     players: int = 4,
 ) -> bytes:
     """A lobby line as app.tables.model.lobby_json writes it."""
@@ -68,6 +70,7 @@ def line(
             "status": status,
             "game_no": 0,
             "turn_timer": 30,
+            "pace": pace,
             "spectators": 0,
             "seats": seats,
             "open_seats": free,
@@ -519,7 +522,10 @@ async def test_socket_pages_updates_and_limits(tmp_path: Any) -> None:
             n = len(dbl.messages)
             await dbl.send({"type": "subscribe", "free_seats": 2, "limit": 3})
             sub = await dbl.wait(lambda m: m["type"] == "lobby", start=n)
-            assert sub["filter"] == {"variant": None, "free_seats": 2} and len(sub["tables"]) == 3
+            assert (
+                sub["filter"] == {"variant": None, "free_seats": 2, "pace": None}
+                and len(sub["tables"]) == 3
+            )
             assert all(t["open_seats"] >= 2 for t in sub["tables"])
             for bad in (
                 {"type": "subscribe", "variant": "chess"},
@@ -616,3 +622,36 @@ async def test_lobby_updates_reach_sockets_on_another_instance(kind: str, tmp_pa
             async with httpx.AsyncClient(base_url=f"http://{b}") as http:
                 _, page = await get_json(http, "/api/tables", variant="double")
                 assert [t["id"] for t in page["tables"]] == [table_id]
+
+
+def test_a_listed_line_keeps_its_players_ids_in_the_index_and_sends_none() -> None:
+    """The lobby is everyone's: the seated players' ids stay in the index (friends' tables
+    first) and never leave it, whatever the stored line holds (names are what seats show)."""
+    entry = parse_entry("t1", line("t1", humans=2, free=2))
+    assert entry is not None
+    assert entry.players == frozenset({"t1-p0", "t1-p1"})
+    sent = orjson.loads(entry.raw)
+    assert [s.get("name") for s in sent["seats"]] == ["P0", "P1", None, None]
+    assert b"player_id" not in entry.raw and b"t1-p0" not in entry.raw
+
+
+def test_the_pace_filter_lists_live_or_turn_based_tables() -> None:
+    """A lobby read by pace: turn-based tables alone (games over days), live ones alone, or
+    both; with the variant and free-seat filters as before. A bad pace is refused."""
+    index = LobbyIndex()
+    index.put("live1", line("live1", free=1, created=5))
+    index.put("turn1", line("turn1", free=1, created=6, pace="turn"))
+    index.put("turn2", line("turn2", variant="double", free=0, created=7, pace="turn"))
+    ids = lambda f: [e.id for e in index.page(f, None, 50)]  # noqa: E731
+    assert ids(LobbyFilter()) == ["turn2", "turn1", "live1"]
+    assert ids(parse_filter(None, None, "turn")) == ["turn2", "turn1"]
+    assert ids(parse_filter(None, None, "live")) == ["live1"]
+    assert ids(parse_filter(None, "1", "turn")) == ["turn1"]
+    assert ids(parse_filter("double", None, "live")) == []
+    assert index.count(parse_filter(None, None, "turn")) == 2
+    index.put("turn1", line("turn1", status="over", created=6, pace="turn"))
+    assert ids(parse_filter(None, None, "turn")) == ["turn2"]
+    for bad in ("slow", 1, True, ["turn"]):
+        with pytest.raises(LobbyError) as err:
+            parse_filter(None, None, bad)
+        assert err.value.code == "bad_filter"

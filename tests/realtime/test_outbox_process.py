@@ -15,9 +15,9 @@ from sqlmodel import select
 from app.db import make_database, upgrade_to_head
 from app.db.models import Game
 from app.main import OutboxProcess
+from app.outbox_process import OUTBOX_NICE
 from app.settings import Settings
 from app.store import keys, make_redis
-from app.workers import OUTBOX_NICE
 from tests.conftest import real_redis_url
 
 pytestmark = pytest.mark.asyncio

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from app import engine
 from app.bots import choose_move
 from app.bots.knowledge import card_of
+from app.engine.cards import card_str
 from app.review import (
     THRESHOLDS,
     Decision,
@@ -21,6 +24,7 @@ from app.review import (
     review_seat,
     review_views,
 )
+from app.review.calibration import hand_cost
 
 # a small search: these tests check the review's logic, not its strength
 SMALL = ReviewBudget(play_units=150, pass_units=300, seed=3)
@@ -365,3 +369,70 @@ def test_the_review_names_only_the_seats_own_cards() -> None:
             for mv in [d["made"], d["best"], *(o["move"] for o in d["options"])]:
                 named += mv["cards"] if mv["type"] == "pass" else [mv["card"]]
             assert {card_of(c) for c in named} <= own
+
+
+# --- the moon ---------------------------------------------------------------------------------
+
+
+def _moon_record() -> dict[str, Any]:
+    """A one-hand classic game in which seat 0 (the Expert at a small budget, among Standard
+    players, seed 26) shot the moon: its moves, kept so that no change to the bots moves it."""
+    path = Path(__file__).with_name("moon_game.json")
+    record: dict[str, Any] = json.loads(path.read_text())
+    return record
+
+
+def test_the_moon_game_is_a_moon_of_seat_0() -> None:
+    record = _moon_record()
+    s = engine.new_game(engine.make_rules("classic", record["options"]), record["seed"])
+    for seat, move in record["moves"]:
+        s = engine.apply(s, seat, engine.move_from_json(move))
+    assert s.history[-1].moon == 0 and s.history[-1].points == (0, 26, 26, 26)
+
+
+def test_plays_that_took_points_on_the_way_to_the_moon_are_flagged() -> None:
+    record = _moon_record()
+    rules = engine.make_rules("classic", record["options"])
+    decisions, _ = decisions_of(engine.new_game(rules, record["seed"]), record["moves"], 0)
+    flagged = [d for d in decisions if d.moon]
+    assert flagged and all(d.made["type"] == "play" for d in flagged)
+    # the flagged plays are exactly seat 0's plays into a trick with a heart or the QS
+    s = engine.new_game(rules, record["seed"])
+    trick_of: dict[int, int] = {}
+    for index, (seat, move) in enumerate(record["moves"]):
+        if seat == 0 and move["type"] == "play":
+            trick_of[index] = s.trick_no
+        s = engine.apply(s, seat, engine.move_from_json(move))
+    scoring = {
+        i
+        for i, c in enumerate(s.prev_tricks)
+        if any(card_str(x) == "QS" or card_str(x).endswith("H") for x in c.cards)
+    }
+    assert {d.index for d in flagged} == {i for i, t in trick_of.items() if t in scoring}
+    assert len(scoring) < len(s.prev_tricks)  # not every trick carried points
+    # the same game seen by another seat flags nothing: seat 1 did not shoot
+    others, _ = decisions_of(engine.new_game(rules, record["seed"]), record["moves"], 1)
+    assert not any(d.moon for d in others)
+
+
+def test_a_moon_hand_costs_no_more_than_the_hand_and_its_points_are_no_mistake() -> None:
+    """A hand the seat shot the moon in: the summed loss is at most what one hand can cost (26
+    in classic), and no play that took points on the way is marked."""
+    review = review_seat(_moon_record(), 0, budget=ReviewBudget(seed=1))
+    (hand,) = review["hands"]
+    assert hand["loss"] <= hand_cost(engine.make_rules("classic")) == 26
+    moon = [d for d in hand["decisions"] if d["moon"]]
+    assert moon
+    for d in moon:
+        assert d["loss"] == 0 and d["mark"] is None
+        assert d["expected_made"] == d["expected_best"]
+
+
+@pytest.mark.parametrize("preset", ["classic", "two-player-dummy"])
+def test_a_hand_never_sums_to_more_than_it_could_cost(preset: str) -> None:
+    """Seat 0 plays at random (large losses to sum): every hand's loss is at most its cost."""
+    review = _easy_review(preset, 12)
+    cost = hand_cost(engine.make_rules(preset))
+    for hand in review["hands"]:
+        assert hand["loss"] <= cost
+        assert hand["loss"] == pytest.approx(sum(d["loss"] for d in hand["decisions"]), abs=0.02)

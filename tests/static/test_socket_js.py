@@ -4,14 +4,11 @@ other drops keep the growing backoff. Timers and WebSocket are stand-ins that re
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
+from tests.static.node import JS_DIR, run_node
 
-SOCKET_JS = Path(__file__).resolve().parents[2] / "static" / "js" / "socket.js"
+SOCKET_JS = JS_DIR / "socket.js"
 
 SCRIPT = r"""
 const delays = [];
@@ -63,16 +60,7 @@ console.log(JSON.stringify(out));
 
 
 def test_a_service_restart_reconnects_at_once_with_jitter(tmp_path: Path) -> None:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("no Node.js to run the front end's modules")
-    script = tmp_path / "run.mjs"
-    script.write_text(SCRIPT)
-    done = subprocess.run(
-        [node, str(script), SOCKET_JS.as_uri()], capture_output=True, text=True, timeout=30
-    )
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout)
+    out = run_node(tmp_path, SCRIPT, SOCKET_JS.as_uri())
     restart, dropped = out["restart"], out["dropped"]
     assert all(0 <= d < 500 for d in restart)
     assert max(restart) - min(restart) > 250, "spread, so an instance's sockets do not all land"

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from app.store import PipelinedRedis, TableStore, keys, make_redis
+from app.store import PipelinedRedis, TableStore, keys, make_fast, make_redis
 from app.store.pipelined import ReplyError, _parse
 from tests.conftest import REDIS_BACKENDS, backend_url
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.asyncio
 async def fast_store(namespace: str, request: pytest.FixtureRequest) -> AsyncIterator[TableStore]:
     """The store with its pipelined client, on one Redis and (when set) the test cluster."""
     url = backend_url(request.param)
-    fast = PipelinedRedis.from_url(url)
+    fast = make_fast(url)
     assert fast is not None
     redis = make_redis(url)
     store = TableStore(redis, namespace=namespace, log_size=3, fast=fast)

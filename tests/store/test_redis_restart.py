@@ -19,6 +19,7 @@ import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -280,6 +281,28 @@ async def test_the_lobby_catches_up_when_pub_sub_is_back(namespace: str) -> None
     await client.aclose()
 
 
+async def play_two_moves(clients: list[Client], version: int) -> tuple[Client, dict[str, Any]]:
+    """Two moves from ``version`` (each by the client whose turn it is); the first mover and
+    move."""
+    rng = random.Random(4)
+    made: list[tuple[Client, dict[str, Any]]] = []
+    for played in range(2):
+        for client in clients:
+            await client.wait_state(lambda m, v=version + played: m["version"] >= v)
+        mover = next(
+            c
+            for c in clients
+            if ((c.last_state() or {}).get("view") or {}).get("legal") is not None
+        )
+        move = pick_move((mover.last_state() or {})["view"], rng)
+        assert move is not None
+        assert (await mover.command("move", move=move))["type"] == "ack"
+        made.append((mover, move))
+    for client in clients:
+        await client.wait_state(lambda m, v=version + 2: m["version"] == v)
+    return made[0]
+
+
 async def test_a_redis_that_lost_its_last_writes_is_followed(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
@@ -292,19 +315,7 @@ async def test_a_redis_that_lost_its_last_writes_is_followed(
             version = (await http.get(f"/api/tables/{table_id}")).json()["version"]
         saved = tmp_path / "redis-earlier"
         shutil.copytree(redis_server.directory, saved)
-        rng = random.Random(4)
-        for played in range(2):
-            for client in clients:
-                await client.wait_state(lambda m, v=version + played: m["version"] >= v)
-            mover = next(
-                c
-                for c in clients
-                if ((c.last_state() or {}).get("view") or {}).get("legal") is not None
-            )
-            move = pick_move((mover.last_state() or {})["view"], rng)
-            assert (await mover.command("move", move=move))["type"] == "ack"
-        for client in clients:
-            await client.wait_state(lambda m, v=version + 2: m["version"] == v)
+        await play_two_moves(clients, version)
 
         redis_server.kill()
         shutil.rmtree(redis_server.directory)
@@ -316,4 +327,39 @@ async def test_a_redis_that_lost_its_last_writes_is_followed(
             )
         applied = await play_to_end(clients, [0, 1, 2, 3], seed=11)
         assert min(applied) == version + 1  # the lost moves' versions, played again
+        await game_recorded(s.database_url, table_id)
+
+
+async def test_a_table_that_goes_back_without_a_restart_resyncs_its_sockets(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """The table's keys are put back to what they held two moves earlier while every
+    connection stays up (no reconnect to notice: a restored backup, a failover to a replica
+    behind): the next change reuses a version number the sockets have seen. Every socket, on
+    both instances, gets the state Redis holds marked ``resync`` (it froze before: the hubs
+    took the notices for ones they had), and the game goes on from there."""
+    from app.store import keys
+
+    async with table_on_two_instances(tmp_path, redis_server) as (address, table_id, clients, s):
+        async with httpx.AsyncClient(base_url=f"http://{address}") as http:
+            version = (await http.get(f"/api/tables/{table_id}")).json()["version"]
+        for client in clients:
+            await client.wait_state(lambda m, v=version: m["version"] >= v)
+        direct = redis.Redis(port=redis_server.port)
+        saved = {key: direct.dump(key) for key in keys.table_keys(table_id) if direct.exists(key)}
+        first_mover, first_move = await play_two_moves(clients, version)
+        for key, blob in saved.items():  # two moves back, the connections untouched
+            direct.restore(key, 0, blob, replace=True)
+        direct.close()
+        # the same first move again (what the table holds now allows it): version + 1 again
+        reply = await first_mover.command("move", move=first_move)
+        assert reply["type"] == "ack", reply
+        for client in clients:
+            await client.wait(
+                lambda m, v=version + 1: (
+                    m["type"] == "state" and m.get("resync") and m["version"] == v
+                )
+            )
+        applied = await play_to_end(clients, [0, 1, 2, 3], seed=12)
+        assert applied
         await game_recorded(s.database_url, table_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -17,6 +18,18 @@ LEASE_MS = 60_000.0
 
 def key() -> str:
     return table_sockets_key("t" + uuid.uuid4().hex[:10])
+
+
+async def subscribed(redis_client: aioredis.Redis, channel: str) -> tuple[Any, Any]:
+    """A pubsub on a table's channel, and its read function. The table's channel is a shard
+    channel (SPUBLISH) in the table's slot, as the script's key (on Redis Cluster a script may
+    publish only in its keys' slot); shard messages come by get_message on one Redis, by
+    get_sharded_message on redis-py's cluster client."""
+    pubsub = redis_client.pubsub()
+    await pubsub.ssubscribe(channel)
+    read = getattr(pubsub, "get_sharded_message", pubsub.get_message)
+    await read(timeout=1)  # the subscribe confirmation
+    return pubsub, read
 
 
 async def test_counts_holders_and_cap(redis_client: aioredis.Redis) -> None:
@@ -63,14 +76,8 @@ async def test_changes_publish_the_viewer_count_in_order(redis_client: aioredis.
     counts = SocketCounts(redis_client, "A", LEASE_MS)
     table_id = "t" + uuid.uuid4().hex[:10]
     k = table_sockets_key(table_id)
-    # The table's channel: a shard channel (SPUBLISH) in the table's slot, as the script's
-    # key (on Redis Cluster a script may publish only in its keys' slot).
     channel = keys.channel(table_id)
-    pubsub = redis_client.pubsub()
-    await pubsub.ssubscribe(channel)
-    # Shard messages: get_message on one Redis, get_sharded_message on redis-py's cluster.
-    read = getattr(pubsub, "get_sharded_message", pubsub.get_message)
-    await read(timeout=1)  # the subscribe confirmation
+    pubsub, read = await subscribed(redis_client, channel)
     now = 1_000_000.0
     await counts.change(k, now, 1, "alice", report=["alice"], channel=channel)
     await counts.change(k, now, 1, "anon:1", report=["alice"], channel=channel)
@@ -83,3 +90,33 @@ async def test_changes_publish_the_viewer_count_in_order(redis_client: aioredis.
         got.append(msg["data"])
     await pubsub.aclose()
     assert got == [b'{"sp":0,"q":1}', b'{"sp":1,"q":2}', b'{"sp":2,"q":3}', b'{"sp":1,"q":4}']
+
+
+async def test_a_recount_publishes_the_new_viewer_count(redis_client: aioredis.Redis) -> None:
+    """Who sits changed but no socket did (a spectator took a seat): a change of 0 with the
+    channel publishes the viewer count for the new seats, with a newer sequence number."""
+    counts = SocketCounts(redis_client, "A", LEASE_MS)
+    table_id = "t" + uuid.uuid4().hex[:10]
+    k = table_sockets_key(table_id)
+    channel = keys.channel(table_id)
+    pubsub, read = await subscribed(redis_client, channel)
+    now = 1_000_000.0
+    await counts.change(k, now, 1, "alice", report=["alice"], channel=channel)
+    watching = await counts.change(k, now, 1, "bob", report=["alice"], channel=channel)
+    assert watching.viewers == 1
+    sat = await counts.change(k, now, 0, report=["alice", "bob"], channel=channel)
+    assert sat.viewers == 0 and sat.seq == watching.seq + 1 and sat.sockets == 2
+    # A plain read (no channel) publishes nothing and bumps nothing.
+    assert (await counts.change(k, now, 0, report=["alice", "bob"])).seq == sat.seq
+    got = []
+    while len(got) < 3:
+        msg = await read(ignore_subscribe_messages=True, timeout=2)
+        assert msg is not None, got
+        got.append(msg["data"])
+    assert got == [b'{"sp":0,"q":1}', b'{"sp":1,"q":2}', b'{"sp":0,"q":3}']
+    assert await read(ignore_subscribe_messages=True, timeout=0.3) is None
+    # A recount of a table with no socket open publishes nothing.
+    empty = table_sockets_key("t" + uuid.uuid4().hex[:10])
+    assert (await counts.change(empty, now, 0, channel=channel)).seq == 0
+    assert await read(ignore_subscribe_messages=True, timeout=0.3) is None
+    await pubsub.aclose()

@@ -141,9 +141,13 @@ class _Meanwhile:
     def __init__(self) -> None:
         self.during: Any = None
 
-    async def run(self, fn: Any, *args: Any) -> Any:
+    def checks_full(self) -> bool:
+        return False
+
+    async def check(self, fn: Any, *args: Any) -> Any:
         if self.during is not None:
-            await self.during()
+            during, self.during = self.during, None
+            await during()
         return fn(*args)
 
 
@@ -178,3 +182,81 @@ async def test_a_claim_checked_while_the_game_moved_on_applies_nothing(
     assert after.public_json()["claim_refused_hands"] == [None] * 4
     kinds = [e["kind"] for e in await _events(service, table_id)]
     assert "claim" not in kinds and "claim_refused" not in kinds
+
+
+async def test_a_claim_whose_check_went_stale_still_used_the_hands_check(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """A claim on one socket and a card played at once on another: the check ends
+    ``stale_version``, and the attempt was counted before it ran, so the seat's next claim in
+    that hand is refused without another check (three checks a hand got through before)."""
+    pool = _Meanwhile()
+    service, _ = make_service(redis_client, namespace, turn_timer_seconds=0, computer=pool)
+    table_id = await _table(service)
+    rng = random.Random(3)
+    n = 0
+    _, state = await service.read(table_id)
+    while state.phase != "play":
+        await _play_one(service, table_id, rng, n := n + 1)
+        _, state = await service.read(table_id)
+    mover = engine.seats_to_act(state)[0]
+    hand = state.hand_no
+
+    async def play_a_card() -> None:
+        await _play_one(service, table_id, rng, 500)
+
+    pool.during = play_a_card
+    assert await _code(service, table_id, PEOPLE[mover], "c1") == "stale_version"
+    while True:  # on to the seat's next turn in the same hand
+        _, state = await service.read(table_id)
+        assert state.hand_no == hand
+        if state.phase == "play" and engine.seats_to_act(state)[0] == mover:
+            break
+        await _play_one(service, table_id, rng, n := n + 1)
+    checks: list[int] = []
+
+    async def count() -> None:
+        checks.append(1)
+
+    pool.during = count
+    before, _ = await service.read(table_id)
+    assert await _code(service, table_id, PEOPLE[mover], "c2") == "claim_refused_already"
+    assert checks == [] and (await service.read(table_id))[0].version == before.version
+
+
+async def test_claim_checks_have_their_own_worker_and_a_bound() -> None:
+    """A check runs while every computer worker is busy (it never waits for, nor delays, a
+    computer's move), and past ``CHECKS_WAITING`` waiting checks the next is refused at once."""
+    import asyncio
+    import threading
+
+    from app.tables.computer import CHECKS_WAITING, ChecksBusy, ComputerPlayers
+
+    computers = ComputerPlayers(0)
+    busy, release = threading.Event(), threading.Event()
+
+    def hold(event: threading.Event) -> str:
+        busy.set()
+        release.wait(30)
+        return "done"
+
+    try:
+        computer_task = asyncio.ensure_future(computers.run(hold, release))
+        await asyncio.to_thread(busy.wait, 30)
+        assert await computers.check(sum, [1, 2]) == 3  # while the computers' worker is held
+        assert not computer_task.done()
+        busy.clear()
+        held = [asyncio.ensure_future(computers.check(hold, release))]
+        await asyncio.to_thread(busy.wait, 30)
+        held += [asyncio.ensure_future(computers.check(sum, [i])) for i in range(CHECKS_WAITING)]
+        await asyncio.sleep(0)
+        assert computers.checks_full()
+        with pytest.raises(ChecksBusy):
+            await computers.check(sum, [0])
+        release.set()
+        assert await computer_task == "done"
+        assert await asyncio.gather(*held) == ["done", *range(CHECKS_WAITING)]
+        assert computers.checks == 0 and not computers.checks_full()
+    finally:
+        release.set()
+        await asyncio.to_thread(computers.close)

@@ -33,6 +33,11 @@ export class ActionsPart {
       } else {
         text += " The host starts the game.";
       }
+      // Told to everyone before the game (BGA's rule); the address itself is never sent.
+      for (const group of t.shared_address || []) {
+        text += ` ${group.map((seat) => this.seatName(seat)).join(" and ")} joined from the same address.`;
+      }
+      if (t.rated) text = `Rated table: leaving before the end costs your rating. ${text}`;
     } else if (!v) {
       text = "";
     } else if (v.phase === "over") {
@@ -188,6 +193,9 @@ export class ActionsPart {
     const e = this.lastError;
     setText(this.el.error, e ? e.text : "");
     this.el.error.classList.toggle("shown", !!e);
+    // A refused claim is not about the move to make: its reason goes under the status line,
+    // which keeps saying "Your turn" (a refused card's reason takes the line's place).
+    this.el.error.classList.toggle("aside", !!e && String(e.code || "").startsWith("claim_"));
   }
 
   /** The name form for a visitor who clicked "Sit here". It is part of the action bar's

@@ -1,4 +1,4 @@
-// "Add friend" on the game-over panel (issue 14): each other person seated at the table (guests
+// "Add friend" on the game-over panel: each other person seated at the table (guests
 // too: a request goes by player id, like the lobby's "Played with recently") gets a one-click
 // request, unless already a friend or blocked by me. Someone who blocked me is not told apart:
 // the server answers the request with `cannot_request` (shown as a toast).
@@ -35,6 +35,15 @@ export class BefriendPart {
   }
 
   async loadBefriendLists() {
+    if (!this.onFriendLists) {
+      // The friend lists changed (a request accepted, declined or cancelled, a block): the
+      // "hearts:friends" event comes from the page's lobby-socket feed (static/js/alerts.js),
+      // so "request sent" turns into nothing to offer the moment the other accepts.
+      this.onFriendLists = (event) => {
+        if (event.detail && event.detail.type === "friends" && this.befriendLists) this.loadBefriendLists();
+      };
+      window.addEventListener("hearts:friends", this.onFriendLists);
+    }
     try {
       const data = await api("/api/friends");
       const ids = (list) => new Set(list.map((p) => p.id));

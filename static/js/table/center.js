@@ -98,9 +98,10 @@ export class CenterPart {
     const winners = v.winners.map((w) => (w === "dummy" ? "The dummy" : w === this.seat ? "You" : this.seatName(w)));
     const title = winners.length > 1 ? `${winners.join(" and ")} share the win!` : `${winners[0] || "Nobody"} win${winners[0] === "You" ? "" : "s"}!`;
     const rows = v.scores.map((total, i) => ({ i, total })).sort((a, b) => a.total - b.total);
+    const winnersLine = h("p", { class: "winners" }, title);
     const out = [
       h("h2", {}, "Game over"),
-      h("p", { class: "winners" }, title),
+      winnersLine,
       h("ol", { class: "final-scores" }, rows.map(({ i, total }) => h("li", { class: v.winners.includes(i) || (i === v.players && v.winners.includes("dummy")) ? "winner" : "" },
         h("span", {}, this.scorerName(i)), h("strong", {}, String(total))))),
     ];
@@ -115,7 +116,11 @@ export class CenterPart {
         h("div", { class: "row" }, last.dead.map((c) => renderCard(c, { className: "small" })))));
     }
     const buttons = [];
-    if (this.seat !== null) {
+    const compete = this.table && this.table.compete;
+    if (compete && compete.kind === "daily") {
+      // A daily challenge's table plays once: its page compares the deals with everyone's.
+      buttons.push(h("a", { class: "btn primary", id: "daily-results", href: `/?daily=${encodeURIComponent(compete.preset)}` }, "See how others did"));
+    } else if (this.seat !== null) {
       buttons.push(h("button", { type: "button", class: "btn primary", id: "rematch", onclick: () => this.send("rematch") }, "Rematch"));
     }
     const replay = this.replayLink();
@@ -123,8 +128,10 @@ export class CenterPart {
     else buttons.push(h("span", { class: "hint saving" }, "Saving the game for its replay\u2026"));
     buttons.push(h("a", { class: "btn ghost", href: "/" }, "Back to the lobby"));
     out.push(h("div", { class: "row center" }, buttons));
-    const befriend = this.befriendContent(); // befriend.js: "Add friend" for the others seated
-    if (befriend) out.push(befriend);
+    // befriend.js: "Add friend" for the others seated, right under who won, so that on a
+    // phone it is on the panel's first screen (it was under the scores and the buttons).
+    const befriend = this.befriendContent();
+    if (befriend) out.splice(out.indexOf(winnersLine) + 1, 0, befriend);
     return out;
   }
 

@@ -2,14 +2,14 @@
 //
 // Methods of the table page (static/js/table.js mixes them into TablePage): `this` is the page.
 
-import { h } from "../dom.js";
+import { fill, h } from "../dom.js";
 import { botLabel } from "../labels.js";
 
 export class ChatPart {
   onEvent(event, replayed) {
     switch (event.kind) {
       case "chat":
-        this.addChat(event);
+        this.addChat(event, replayed);
         break;
       case "sat":
         this.addLog(`${event.name} sat down.`);
@@ -43,11 +43,47 @@ export class ChatPart {
     }
   }
 
-  addChat(event) {
+  addChat(event, replayed = false) {
     const { name, text } = event; // as typed: set as text, never as HTML
     const mine = this.player && event.player_id === this.player.id;
     this.pushLog(h("li", { class: mine ? "chat-line mine" : "chat-line" },
       h("span", { class: "chat-name" }, name), ": ", h("span", { class: "chat-text" }, text)));
+    if (!replayed && !mine && !this.chatInView) {
+      this.unread = (this.unread || 0) + 1;
+      this.renderChatCount();
+    }
+  }
+
+  /** Follow whether the chat is on screen (on a phone it is under the table): lines that
+   *  come while it is not are counted on the head's Chat button until it is seen. */
+  watchChat() {
+    this.chatInView = true;
+    this.unread = 0;
+    if (typeof IntersectionObserver !== "function") return;
+    this.chatObserver = new IntersectionObserver((entries) => {
+      for (const entry of entries) this.chatInView = entry.isIntersecting;
+      if (this.chatInView && this.unread) {
+        this.unread = 0;
+        this.renderChatCount();
+      }
+    }, { threshold: 0.3 });
+    this.chatObserver.observe(this.el.chatLog);
+  }
+
+  renderChatCount() {
+    const n = this.unread || 0;
+    const e = this.el;
+    e.chatCount.hidden = !n;
+    fill(e.chatCount, n > 99 ? "99+" : String(n), h("span", { class: "sr-only" }, " unread"));
+  }
+
+  /** The head's Chat button: to the chat, ready to type. */
+  jumpToChat() {
+    const section = this.el.chatLog.closest("section");
+    section.scrollIntoView({ block: "end", behavior: document.documentElement.classList.contains("no-anim") ? "auto" : "smooth" });
+    this.el.chatInput.focus({ preventScroll: true });
+    this.unread = 0;
+    this.renderChatCount();
   }
 
   addLog(text, kind = "") {

@@ -60,6 +60,9 @@ export class ConveniencesPart {
       type: "button", class: "btn small", id: "claim-button",
       onclick: () => {
         this.claimAsk = true;
+        // The question says what a claim means: an earlier refused card's reason goes.
+        this.lastError = null;
+        this.renderError();
         this.renderActions();
         const yes = document.getElementById("claim-confirm");
         if (yes) yes.focus();

@@ -3,9 +3,12 @@
 // Methods of the table page (static/js/table.js mixes them into TablePage): `this` is the page.
 
 import { cardLabel, renderCard, sortCards } from "../cards.js";
-import { fill } from "../dom.js";
+import { fill, setText } from "../dom.js";
 import { reasonWords } from "../labels.js";
 import { handTricks, labelRow } from "./util.js";
+
+// The least width (and, where rows overlap, height) of a card's part that shows: a tap target.
+const MIN_TARGET = 44;
 
 export class HandPart {
   renderCards() {
@@ -13,12 +16,28 @@ export class HandPart {
     const e = this.el;
     const seated = this.seat !== null;
     e.watching.hidden = seated || !v;
-    e.handRow.hidden = !seated || !v || !v.hand;
-    const dummy = seated && v && v.game === "dummy";
+    // Seated before the deal, the hand (and the half dummy) keep their place, empty: the
+    // start then fills them instead of moving the table up (a layout shift on every start).
+    const dealt = seated && v && v.hand;
+    e.handRow.hidden = !seated;
+    const dummy = seated && (v ? v.game : this.gameOf()) === "dummy";
     e.dummyRow.hidden = !dummy;
-    if (!seated || !v || !v.hand) {
+    if (!dealt) {
       fill(e.handCards);
       fill(e.dummyCards);
+      // The dummy game's switch keeps its place before the deal (no shift at the start).
+      e.cardsSwitch.hidden = !dummy;
+      e.dummyShow.disabled = true;
+      e.handRow.classList.remove("resting");
+      e.dummyRow.classList.add("resting");
+      if (seated) {
+        labelRow(e.handLabel, "Your hand: dealt when the game starts");
+        this.layoutRow(e.handCards, 0);
+        if (dummy) {
+          labelRow(e.dummyLabel, "Your half dummy: dealt when the game starts");
+          this.layoutRow(e.dummyCards, 0);
+        }
+      }
       return;
     }
     const legal = v.legal && (v.legal.type === "play" || v.legal.type === "pass") ? new Set(v.legal.cards) : new Set();
@@ -38,7 +57,34 @@ export class HandPart {
       e.dummyRow.classList.toggle("active", !!dummyActive);
     }
     e.handRow.classList.toggle("active", !!handActive);
+    // The dummy game on a phone shows one of the two rows: the one to play from at the
+    // player's turn, else the one last chosen.
+    const turnKey = handActive || dummyActive ? `${v.hand_no}:${v.phase}:${v.trick_no}:${v.trick.length}` : null;
+    if (turnKey && turnKey !== this.cardsTurnKey) this.cardsShown = dummyActive ? "dummy" : "hand";
+    this.cardsTurnKey = turnKey;
+    if (v.phase === "pass") this.cardsShown = "hand";
+    this.markCardsShown(dummy, v);
     this.maybeFocusTurn(handActive ? e.handCards : dummyActive ? e.dummyCards : null);
+  }
+
+  /** Switch the dummy game's rows on a phone (the buttons over them). */
+  showCards(which) {
+    this.cardsShown = which;
+    if (this.view) this.markCardsShown(true, this.view);
+  }
+
+  markCardsShown(dummy, v) {
+    const e = this.el;
+    const shown = dummy && this.cardsShown === "dummy" ? "dummy" : "hand";
+    e.cardsSwitch.hidden = !dummy;
+    e.handRow.classList.toggle("resting", shown !== "hand");
+    e.dummyRow.classList.toggle("resting", shown !== "dummy");
+    e.handShow.setAttribute("aria-pressed", String(shown === "hand"));
+    e.dummyShow.setAttribute("aria-pressed", String(shown === "dummy"));
+    const inDummy = (v.half_dummy || []).length;
+    setText(e.handShow, `Hand (${v.hand ? v.hand.length : 0})`);
+    setText(e.dummyShow, v.phase === "pass" ? "Half dummy (after the pass)" : `Half dummy (${inDummy})${v.joker === this.seat ? " \u2605" : ""}`);
+    e.dummyShow.disabled = v.phase === "pass";
   }
 
   /** Keyed update of one row of cards: elements persist, so focus and layout stay put. */
@@ -102,23 +148,30 @@ export class HandPart {
     this.layoutRow(row, els.length);
   }
 
-  /** Columns of the hand grid: one row, or two on a narrow screen with many cards. */
+  /** Columns of the hand grid: as few rows as leave every card a target of at least 44 px
+   *  (WCAG 2.5.5) where it shows: its left edge (the next card covers the rest) and, on a
+   *  phone where the rows overlap (--row-step), its top. Classic's 13 cards take two rows on
+   *  a phone, 17 cards three. The row keeps the height of the rows its deal needed, so
+   *  playing cards never moves the table (a layout shift). */
   layoutRow(row, count) {
     const style = getComputedStyle(row);
     const cw = parseFloat(style.getPropertyValue("--cw")) || 64;
     const width = row.clientWidth || 300;
-    const minStep = cw * 0.46;
-    const fits = (n) => n <= 1 || (width - cw) / (n - 1) >= minStep;
-    const rows = fits(count) ? 1 : 2;
-    const perRow = rows === 1 ? count : Math.ceil(count / 2);
+    const rowsFor = (n) => {
+      let rows = 1;
+      while (rows < n && (width - cw) / (Math.ceil(n / rows) - 1) < MIN_TARGET) rows += 1;
+      return rows;
+    };
+    const rows = rowsFor(count);
+    const perRow = Math.ceil(count / rows);
     const deal = this.view ? handTricks(this.view) : count;
     const dealCount = row.dataset.source === "dummy" ? Math.max(count, Math.ceil(deal / 2)) : Math.max(count, deal);
-    const reserve = fits(dealCount) ? 1 : 2;
+    const reserve = Math.max(rowsFor(dealCount), rows);
     row.dataset.rows = String(rows);
     row.dataset.count = String(count);
     row.style.setProperty("--count", String(count));
     row.style.setProperty("--per-row", String(Math.max(perRow, 1)));
-    row.style.setProperty("--reserve", String(Math.max(reserve, rows)));
+    row.style.setProperty("--reserve", String(reserve));
     row.style.gridTemplateColumns = perRow > 1 ? `repeat(${perRow - 1}, var(--step)) var(--cw)` : "var(--cw)";
   }
 
@@ -176,6 +229,8 @@ export class HandPart {
       case "ArrowDown": {
         const other = row === this.el.handCards ? this.el.dummyCards : this.el.handCards;
         if (!other.closest(".hand-block").hidden) {
+          // a phone's dummy game shows one row at a time: bring the other one up first
+          if (other.closest(".hand-block").classList.contains("resting")) this.showCards(other === this.el.dummyCards ? "dummy" : "hand");
           const others = [...other.querySelectorAll(".card")];
           if (others.length) next = others[Math.min(index, others.length - 1)];
         }

@@ -1,4 +1,4 @@
-// "Invite a friend" on the table page (issue 14): the host, seated, while the table waits and
+// "Invite a friend" on the table page: the host, seated, while the table waits and
 // a seat is open, picks a friend; the friend sees the invitation in the lobby at once and
 // joins with one click (docs/protocol.md "Friends").
 //
@@ -18,9 +18,12 @@ export class InvitePart {
       this.el.inviteBtn.after(this.el.friendBtn);
     }
     if (!this.el.friendBtn || !t) return;
-    const canInvite = Boolean(me && t.host === me.id && this.seat !== null && t.status === "waiting"
-      && t.seats.some((s) => s.kind === "open"));
-    this.el.friendBtn.hidden = !canInvite;
+    const host = Boolean(me && t.host === me.id && this.seat !== null && t.status === "waiting");
+    const open = t.seats.some((s) => s.kind === "open");
+    // With no seat open it keeps its place, unseen, until the start: the last seat taken
+    // must not unwrap the head and move the table up (a layout shift of about 0.2).
+    this.el.friendBtn.hidden = !host;
+    this.el.friendBtn.classList.toggle("placeholder", host && !open);
   }
 
   async openFriendInvite() {

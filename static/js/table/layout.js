@@ -4,6 +4,8 @@
 
 import { SUIT_SYMBOLS } from "../cards.js";
 import { h, fill, setText, toast } from "../dom.js";
+import { rulesLines } from "../rules_words.js";
+import { moreTimeApplies, moreTimeButton, paceBadge } from "./moretime.js";
 
 export class LayoutPart {
   build() {
@@ -15,16 +17,34 @@ export class LayoutPart {
       type: "button", class: "btn small", "aria-pressed": "false", "aria-keyshortcuts": "L",
       onclick: () => this.toggleLastTrick(),
     }, "Last trick");
+    // On a phone two buttons say less ("Scores", "Leave"), to leave room for "Chat" (the
+    // words not shown are display: none, so each button is named by what it shows).
     e.sheetBtn = h("button", {
       type: "button", class: "btn small", "aria-keyshortcuts": "S",
       onclick: () => this.showSheet(),
-    }, "Score sheet");
+    }, h("span", { class: "long" }, "Score sheet"), h("span", { class: "short" }, "Scores"));
+    // On a phone the chat is under the table, a few screens down: this takes the player
+    // there, and counts the lines others wrote meanwhile (chat.js).
+    e.chatCount = h("span", { class: "chat-count", hidden: true });
+    e.chatBtn = h("button", {
+      type: "button", class: "btn small chat-jump", id: "chat-jump",
+      onclick: () => this.jumpToChat(),
+    }, "Chat ", e.chatCount);
     e.inviteBtn = h("button", { type: "button", class: "btn small", hidden: true, onclick: () => this.copyInvite() }, "Copy invite link");
-    e.leaveBtn = h("button", { type: "button", class: "btn small", hidden: true, onclick: () => this.leaveSeat() }, "Leave seat");
+    e.leaveBtn = h("button", { type: "button", class: "btn small", hidden: true, onclick: () => this.leaveSeat() },
+      h("span", { class: "long" }, "Leave seat"), h("span", { class: "short" }, "Leave"));
+    e.moreTimeBtn = moreTimeButton(this);
+    // The variant's rules in a few lines (rules_words.js), in a dialog.
+    e.rulesBtn = h("button", { type: "button", class: "btn small rules-btn", id: "rules-button", "aria-haspopup": "dialog", onclick: () => this.showRules() }, "Rules");
+    e.rulesText = h("div", { class: "rules-text" });
+    e.rulesTitle = h("h2", { id: "rules-title" }, "Rules");
+    e.rulesDialog = h("dialog", { class: "rules-dialog", id: "rules-dialog", "aria-labelledby": "rules-title" },
+      e.rulesTitle, e.rulesText,
+      h("form", { method: "dialog", class: "row end" }, h("button", { type: "submit", class: "btn primary", id: "rules-close" }, "Close")));
     e.head = h("div", { class: "table-head" },
       h("div", { class: "head-title" }, e.title, e.badges),
-      h("div", { class: "head-actions" }, e.lastBtn, e.sheetBtn, e.inviteBtn, e.leaveBtn,
-        h("a", { class: "btn small ghost", href: "/" }, "Lobby")));
+      h("div", { class: "head-actions" }, e.lastBtn, e.sheetBtn, e.chatBtn, e.moreTimeBtn, e.inviteBtn, e.leaveBtn,
+        h("a", { class: "btn small ghost", href: "/" }, "Lobby")), e.rulesDialog);
 
     e.trick = h("div", { class: "trick", role: "group", "aria-label": "Cards on the table" });
     e.trickInfo = h("div", { class: "trick-info", "aria-live": "polite" });
@@ -49,7 +69,14 @@ export class LayoutPart {
     e.handCards = h("div", { class: "cards-row hand-cards", role: "toolbar", "aria-labelledby": "hand-label", "data-source": "hand" });
     e.handRow = h("div", { class: "hand-block" }, e.handLabel, e.handCards);
     e.watching = h("p", { class: "watching", hidden: true }, "You are watching this table. Players' hands stay hidden.");
-    e.myCards = h("div", { class: "my-cards" }, e.dummyRow, e.handRow, e.watching);
+    // The dummy game on a phone: the hand and the half dummy take turns on the screen (both
+    // did not fit with every card a 44 px target); these switch them (hand.js showCards).
+    e.handShow = h("button", { type: "button", id: "hand-block-show", class: "btn small", "aria-pressed": "true", "aria-controls": "hand-block", onclick: () => this.showCards("hand") }, "Hand");
+    e.dummyShow = h("button", { type: "button", id: "dummy-block-show", class: "btn small", "aria-pressed": "false", "aria-controls": "dummy-block", onclick: () => this.showCards("dummy") }, "Half dummy");
+    e.cardsSwitch = h("div", { class: "cards-switch", role: "group", "aria-label": "Cards shown", hidden: true }, e.handShow, e.dummyShow);
+    e.handRow.id = "hand-block";
+    e.dummyRow.id = "dummy-block";
+    e.myCards = h("div", { class: "my-cards" }, e.cardsSwitch, e.dummyRow, e.handRow, e.watching);
     for (const row of [e.handCards, e.dummyCards]) {
       row.addEventListener("keydown", (event) => this.onCardsKey(event, row));
     }
@@ -98,16 +125,32 @@ export class LayoutPart {
     if (game === "double") badges.push(h("span", { class: "badge" }, "Light face on top, Dark below"));
     if (t.private) badges.push(h("span", { class: "badge" }, "Private"));
     if (t.turn_timer) badges.push(h("span", { class: "badge" }, `${t.turn_timer} s per turn`));
-    if (v && v.hand_no !== undefined && t.status !== "waiting") {
-      badges.push(h("span", { class: "badge" }, `Hand ${v.hand_no + 1}`));
-    }
-    if (this.spectators) badges.push(h("span", { class: "badge" }, `${this.spectators} watching`));
-    fill(this.el.badges, badges);
+    const pace = paceBadge(t);
+    if (pace) badges.push(pace);
+    // Before the start the hand's badge keeps its place hidden ("Hand 1"): the start must not
+    // wrap the head on a phone and move the table down (a layout shift nobody caused).
+    const playing = v && v.hand_no !== undefined && t.status !== "waiting";
+    badges.push(h("span", { class: playing ? "badge" : "badge none", "aria-hidden": playing ? null : "true" },
+      `Hand ${playing ? v.hand_no + 1 : 1}`));
+    // The count of spectators keeps its place when there are none (hidden, "0 watching"), so
+    // a watcher coming or sitting down never wraps the head and moves the table down.
+    badges.push(h("span", { class: this.spectators ? "badge" : "badge none", "aria-hidden": this.spectators ? null : "true" },
+      `${this.spectators || 0} watching`));
+    // The Rules button sits with the badges (in the head's buttons it took a line of its own
+    // on a phone).
+    fill(this.el.badges, badges, this.el.rulesBtn);
     this.el.inviteBtn.hidden = !t.private || !t.invite;
     this.el.leaveBtn.hidden = this.seat === null;
+    this.el.moreTimeBtn.hidden = !moreTimeApplies(this);
     const last = this.lastTrick();
     this.el.lastBtn.disabled = !last;
     this.el.lastBtn.setAttribute("aria-pressed", String(this.showLastTrick && !!last));
+  }
+
+  showRules() {
+    setText(this.el.rulesTitle, `Rules: ${this.presetLabel()}`);
+    fill(this.el.rulesText, rulesLines(this.gameOf(), this.ruleValues()).map((line) => h("p", {}, line)));
+    this.el.rulesDialog.showModal();
   }
 
   copyInvite() {

@@ -72,6 +72,9 @@ export function shortDirection(dir) {
 
 export function formatSeconds(ms) {
   const s = Math.ceil(ms / 1000);
+  // A turn-based table's clock runs for hours or days (docs/turn-based.md).
+  if (s > 86400) return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+  if (s > 3600) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 

@@ -1,7 +1,6 @@
-"""What routes depend on: the per-app services and the signed-in player.
-
-Everything hangs off ``app.state.services``, built by ``create_app`` at start-up; nothing
-here is a module-level singleton.
+"""Who is signed in, for the server: guests and session tokens through app.db, verified
+tokens cached briefly (reconnect storms skip SQL), and the open sockets of each player, closed
+when a session ends on any instance (the ``sessions_changed`` channel).
 """
 
 from __future__ import annotations
@@ -10,32 +9,11 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends, Request
 from starlette.concurrency import run_in_threadpool
 
-# One way to sign a request for every route (Bearer header or the session cookie):
-# app.api.deps; these names stay importable from here.
-from app.api.deps import (
-    OptionalPlayerDep,
-    PlayerDep,
-    bearer_token,
-    current_player,
-    get_optional_player,
-)
 from app.db import Database
 from app.db.players import PlayerInfo
-from app.metrics import Metrics
-from app.settings import Settings
-
-if TYPE_CHECKING:
-    from app.friends.hub import FriendsHub
-    from app.jobs.review import ReviewRunner
-    from app.realtime.hub import Hubs
-    from app.store import Fanout, TableStore
-    from app.tables import TableService
 
 log = logging.getLogger(__name__)
 
@@ -123,45 +101,3 @@ class Identity:
                 continue
             if player is None or player.id != player_id:
                 socket.end()
-
-
-@dataclass
-class Services:
-    settings: Settings
-    instance_id: str
-    redis: Any
-    store: TableStore
-    tables: TableService
-    fanout: Fanout
-    hubs: Hubs
-    database: Database
-    identity: Identity
-    background: list[Any] = field(default_factory=list)
-    # Presence, friend events and invitations of this instance (app/friends/hub.py).
-    friends: FriendsHub | None = None
-    # Prometheus counters and histograms of this app (app/metrics.py).
-    metrics: Metrics = field(default_factory=Metrics)
-    # This instance's game review job runner (app/jobs/review.py), None when it runs none.
-    reviews: ReviewRunner | None = None
-
-
-def get_services(request: Request) -> Services:
-    services: Services = request.app.state.services
-    return services
-
-
-ServicesDep = Annotated[Services, Depends(get_services)]
-
-
-__all__ = [
-    "Identity",
-    "OptionalPlayerDep",
-    "PlayerDep",
-    "Services",
-    "ServicesDep",
-    "SessionSocket",
-    "bearer_token",
-    "current_player",
-    "get_optional_player",
-    "get_services",
-]

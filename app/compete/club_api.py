@@ -1,0 +1,214 @@
+"""The clubs' routes under ``/api/clubs`` (docs/compete.md "Clubs"): thin, the work is in
+app.compete.clubs. Every refusal is ``{"detail": {"code", "message"}}`` with a stable code and
+changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, NoReturn, TypeVar
+
+from fastapi import APIRouter, Body, HTTPException, Path, Query
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
+
+from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
+from app.api.strict import StrictRoute
+from app.compete import clubs
+from app.compete.clubs import ClubError, ClubLimits
+from app.settings import Settings
+
+router = APIRouter(prefix="/api/clubs", tags=["clubs"], route_class=StrictRoute)
+
+ClubPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
+PlayerPath = Annotated[str, Path(min_length=1, max_length=32)]
+T = TypeVar("T")
+
+
+class ClubIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    name: str = Field(max_length=200)
+    open: bool = True
+
+
+class JoinIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    link: str | None = Field(default=None, max_length=64)
+
+
+class AnswerIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    accept: bool
+
+
+class PlayerIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    player_id: str = Field(min_length=1, max_length=32)
+
+
+class KickIn(PlayerIn):
+    ban: bool = False
+
+
+class RoleIn(PlayerIn):
+    role: str = Field(max_length=8)
+
+
+class PostIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    text: str = Field(max_length=4000)
+    announcement: bool = False
+
+
+def limits_of(settings: Settings) -> ClubLimits:
+    return ClubLimits(
+        clubs_per_player=settings.clubs_per_player,
+        owned_per_player=settings.clubs_owned_per_player,
+        members_per_club=settings.club_members_max,
+        post_max_chars=settings.chat_max_chars,
+    )
+
+
+def _fail(error: ClubError) -> NoReturn:
+    raise HTTPException(error.status, detail={"code": error.code, "message": error.message})
+
+
+async def _run(fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+    try:
+        return await run_in_threadpool(fn, *args, **kw)
+    except ClubError as error:
+        _fail(error)
+
+
+@router.get("/mine")
+async def mine(services: ServicesDep, player: PlayerDep) -> dict[str, Any]:
+    """The clubs the player belongs to, and those that invited them (``invited``)."""
+    return {"clubs": await _run(clubs.my_clubs, services.database, player.id)}
+
+
+@router.post("", status_code=201)
+async def create(
+    services: ServicesDep, player: PlayerDep, body: Annotated[ClubIn, Body()]
+) -> dict[str, Any]:
+    limits = limits_of(services.settings)
+    return await _run(clubs.create_club, services.database, player.id, body.name, body.open, limits)
+
+
+@router.get("/{club_id}")
+async def club(services: ServicesDep, club_id: ClubPath, viewer: OptionalPlayerDep = None) -> Any:
+    return await _run(clubs.club_page, services.database, club_id, viewer.id if viewer else None)
+
+
+@router.post("/{club_id}/join")
+async def join(
+    services: ServicesDep,
+    player: PlayerDep,
+    club_id: ClubPath,
+    body: Annotated[JoinIn, Body()],
+) -> dict[str, Any]:
+    limits = limits_of(services.settings)
+    return await _run(clubs.join, services.database, club_id, player.id, body.link, limits)
+
+
+@router.post("/{club_id}/leave")
+async def leave(services: ServicesDep, player: PlayerDep, club_id: ClubPath) -> dict[str, Any]:
+    await _run(clubs.leave, services.database, club_id, player.id)
+    return {"ok": True}
+
+
+@router.post("/{club_id}/requests/{player_id}")
+async def answer(
+    services: ServicesDep,
+    player: PlayerDep,
+    club_id: ClubPath,
+    player_id: PlayerPath,
+    body: Annotated[AnswerIn, Body()],
+) -> dict[str, Any]:
+    limits = limits_of(services.settings)
+    await _run(
+        clubs.answer_request, services.database, club_id, player.id, player_id, body.accept, limits
+    )
+    return {"ok": True}
+
+
+@router.post("/{club_id}/invite")
+async def invite(
+    services: ServicesDep, player: PlayerDep, club_id: ClubPath, body: Annotated[PlayerIn, Body()]
+) -> dict[str, Any]:
+    await _run(clubs.invite, services.database, club_id, player.id, body.player_id)
+    return {"ok": True}
+
+
+@router.post("/{club_id}/kick")
+async def kick(
+    services: ServicesDep, player: PlayerDep, club_id: ClubPath, body: Annotated[KickIn, Body()]
+) -> dict[str, Any]:
+    await _run(clubs.kick, services.database, club_id, player.id, body.player_id, ban=body.ban)
+    return {"ok": True}
+
+
+@router.post("/{club_id}/unban")
+async def unban(
+    services: ServicesDep, player: PlayerDep, club_id: ClubPath, body: Annotated[PlayerIn, Body()]
+) -> dict[str, Any]:
+    await _run(clubs.unban, services.database, club_id, player.id, body.player_id)
+    return {"ok": True}
+
+
+@router.post("/{club_id}/role")
+async def role(
+    services: ServicesDep, player: PlayerDep, club_id: ClubPath, body: Annotated[RoleIn, Body()]
+) -> dict[str, Any]:
+    await _run(clubs.set_role, services.database, club_id, player.id, body.player_id, body.role)
+    return {"ok": True}
+
+
+@router.get("/{club_id}/posts")
+async def posts(
+    services: ServicesDep,
+    player: PlayerDep,
+    club_id: ClubPath,
+    before: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+) -> dict[str, Any]:
+    """A page of the club's chat, newest first (``before``: the oldest id of the last page)."""
+    lines = await _run(clubs.posts, services.database, club_id, player.id, before, limit)
+    return {"posts": lines}
+
+
+@router.post("/{club_id}/posts", status_code=201)
+async def new_post(
+    services: ServicesDep, player: PlayerDep, club_id: ClubPath, body: Annotated[PostIn, Body()]
+) -> dict[str, Any]:
+    limits = limits_of(services.settings)
+    return await _run(
+        clubs.post,
+        services.database,
+        club_id,
+        player.id,
+        player.name,
+        body.text,
+        body.announcement,
+        limits,
+    )
+
+
+@router.get("/{club_id}/standings")
+async def standings(
+    services: ServicesDep,
+    club_id: ClubPath,
+    month: Annotated[str | None, Query(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")] = None,
+    preset: Annotated[str, Query(max_length=40)] = "classic",
+    viewer: OptionalPlayerDep = None,
+) -> dict[str, Any]:
+    """The members ranked by their month in the daily challenge of ``preset``."""
+    daily = services.daily
+    month = month or daily.today().strftime("%Y-%m")
+    lines = await _run(
+        clubs.standings, services.database, club_id, viewer.id if viewer else None, month, preset
+    )
+    return {"month": month, "preset": preset, "lines": lines}

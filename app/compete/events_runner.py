@@ -1,0 +1,162 @@
+"""The events' scheduler: a background loop on every instance that starts the rounds of the
+events that are due, makes each round's tables (ordinary tables, app.tables, made by
+``create_compete`` with the event's extra rules and deal seed), marks latecomers once the
+grace time is over, and records each table's final scores when its game ends, starting the
+next round when the last table of one is in.
+
+Everything it knows is in SQL (app.compete.events_store) and every step is a compare-and-set
+there, so the loops of several instances may run together, and an instance that dies
+mid-round leaves nothing behind: the next poll of any instance carries on (a table being made
+by the dead one is made again after ``CLAIM_SECONDS``; its tables live in Redis).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from app.compete import events_store
+from app.compete.deals import daily_options
+from app.compete.events import HANDS_PER_ROUND, deal_seed
+from app.db import Database
+from app.db.models import utcnow
+from app.tables.change import Actor
+
+log = logging.getLogger(__name__)
+
+CLAIM_SECONDS = 60.0  # a table claimed for making longer ago than this is made again
+COMPUTER_LEVEL = "standard"  # fills a short table
+
+
+class EventRunner:
+    def __init__(
+        self,
+        database: Database,
+        tables: Any,  # app.tables.TableService
+        instance_id: str,
+        hands: int = HANDS_PER_ROUND,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        self.database = database
+        self.hands = hands
+        self.tables = tables
+        self.instance_id = instance_id
+        self.wall = wall
+
+    async def run(self, stop: asyncio.Event, poll_seconds: float = 2.0) -> None:
+        failing = False
+        while not stop.is_set():
+            try:
+                await self.step()
+                if failing:
+                    failing = False
+                    log.info("events: the scheduler works again")
+            except Exception:
+                if not failing:  # once per outage, not a traceback every poll
+                    log.exception("events: the scheduler failed")
+                failing = True
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), poll_seconds)
+
+    async def step(self) -> None:
+        """One poll: start what is due, then look after every running round."""
+        db = self.database
+        for event_id in await run_in_threadpool(events_store.due_to_start, db, utcnow(), 20):
+            await run_in_threadpool(events_store.start_round, db, event_id, 1)
+        for event_id, round_no in await run_in_threadpool(events_store.running_rounds, db, 100):
+            await self._look_after(event_id, round_no)
+
+    async def _look_after(self, event_id: int, round_no: int) -> None:
+        db = self.database
+        tables = await run_in_threadpool(events_store.round_tables, db, event_id, round_no)
+        completed = False
+        for info in tables:
+            if info["scored"]:
+                continue
+            table_id = info["table_id"]
+            if table_id is None or table_id.startswith("making:"):
+                await self._make(event_id, round_no, info)
+                continue
+            completed = await self._follow(event_id, round_no, info) or completed
+        if completed:
+            await run_in_threadpool(events_store.start_round, db, event_id, round_no + 1)
+
+    async def _make(self, event_id: int, round_no: int, info: dict[str, Any]) -> None:
+        was = info["table_id"]
+        if was is not None and self.wall() - float(was.split(":")[2]) < CLAIM_SECONDS:
+            return  # another instance is making it
+        marker = f"making:{self.instance_id[:20]}:{self.wall():.0f}"
+        claimed = await run_in_threadpool(
+            events_store.claim_table,
+            self.database,
+            event_id,
+            round_no,
+            info["table_no"],
+            was,
+            marker,
+        )
+        if not claimed:
+            return
+        seats = info["seats"]
+        humans = {
+            n: Actor(s["player_id"], s["name"]) for n, s in enumerate(seats) if s["player_id"]
+        }
+        first = min(humans)
+        bots = {str(n): COMPUTER_LEVEL for n, s in enumerate(seats) if not s["player_id"]}
+        if first != 0:  # the table's creator sits in seat 0: the leaders' order is kept
+            raise ValueError("a round's table has its first player in seat 0")
+        seed = deal_seed(info["seed"], info["format"], round_no, info["table_no"])
+        table = await self.tables.create_compete(
+            humans[0],
+            info["preset"],
+            daily_options(info["preset"], self.hands),
+            compete={
+                "kind": "event",
+                "event": event_id,
+                "round": round_no,
+                "table": info["table_no"],
+                "seed": seed,
+            },
+            bots=bots,
+            others={n: a for n, a in humans.items() if n != 0},
+        )
+        await run_in_threadpool(
+            events_store.set_table, self.database, event_id, round_no, info["table_no"], table.id
+        )
+
+    async def _follow(self, event_id: int, round_no: int, info: dict[str, Any]) -> bool:
+        """Who came, who is late, and the scores once the game is over. True when the
+        table's scores completed the round."""
+        table, _state = await self.tables.read(info["table_id"])
+        db = self.database
+        for seat, mine in zip(table.seats, info["seats"], strict=True):
+            pid = mine["player_id"]
+            if pid and seat.player_id == pid and not seat.away and seat.gone_since is None:
+                await run_in_threadpool(events_store.seen, db, event_id, round_no, pid)
+        started = table.game_started_ms or table.created_ms
+        if self.tables.clock() - started >= info["grace_seconds"] * 1000:
+            late = [
+                mine["player_id"]
+                for seat, mine in zip(table.seats, info["seats"], strict=True)
+                if mine["player_id"] and not mine["late"] and _never_played(seat)
+            ]
+            if late:
+                await run_in_threadpool(events_store.late, db, event_id, round_no, late)
+        if table.ended is None or table.game is None:
+            return False
+        scores = [int(v) for v in table.game["scores"]]
+        return await run_in_threadpool(
+            events_store.record_table, db, event_id, round_no, info["table_no"], scores
+        )
+
+
+def _never_played(seat: Any) -> bool:
+    """The seat's player has not been at the table since it started (the computer played
+    every move so far for them)."""
+    return bool(seat.away)

@@ -1,0 +1,583 @@
+"""Events in SQL: an event, its entries (the standings) and the seats of each round's tables
+with their final scores (tables event, event_entry, event_seat). The rules are in
+app.compete.events and app.compete.swiss; this module keeps their results.
+
+Every function runs in a worker thread and raises ``EventError`` for anything refused; a
+refused call changes nothing. The steps a scheduler takes (``start_round``, ``record_table``)
+are compare-and-set updates, so two instances doing the same step do it once.
+
+Who sees what: an event open to all is seen by anyone; a club's event by the club's members
+only (others get ``unknown_event``, as for an event that does not exist), who alone register.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Session, col, select
+
+from app.compete.events import (
+    EVENT_FORMATS,
+    EventError,
+    EventLimits,
+    check_grace,
+    check_points,
+    check_rounds,
+    check_start,
+    default_points,
+    no_shows,
+    points_of,
+    points_text,
+    round_results,
+)
+from app.compete.swiss import Seat, Standing, seat_round, tie_break
+from app.db import Database
+from app.db.models import ClubMember, Event, EventEntry, EventSeat, Player
+from app.text import TextRuleError, clean_name
+
+PAGE_MAX = 100
+
+
+def _visible(session: Session, event_id: int, viewer: str | None) -> Event:
+    event = session.get(Event, event_id)
+    if event is None or (
+        event.club_id is not None
+        and (viewer is None or session.get(ClubMember, (event.club_id, viewer)) is None)
+    ):
+        raise EventError(404, "unknown_event", "no such event")
+    return event
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite gives back a naive datetime: it was stored in UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _summary(event: Event) -> dict[str, Any]:
+    return {
+        "id": event.id,
+        "club_id": event.club_id,
+        "name": event.name,
+        "format": event.format,
+        "preset": event.preset,
+        "rounds": event.rounds,
+        "table_size": event.table_size,
+        "points_by_place": points_of(event.points_by_place),
+        "grace_seconds": event.grace_seconds,
+        "starts_at": _utc(event.starts_at).isoformat(),
+        "state": event.state,
+        "current_round": event.current_round,
+        "entries": event.entries,
+    }
+
+
+def create_event(
+    db: Database,
+    player_id: str,
+    *,
+    name: object,
+    format: str,
+    preset: str,
+    rounds: int,
+    starts_at: datetime,
+    grace_seconds: int,
+    points_by_place: Sequence[float] | None,
+    club_id: int | None,
+    limits: EventLimits,
+    now: datetime,
+) -> dict[str, Any]:
+    from app.engine import PRESETS
+
+    try:
+        clean = clean_name(name)
+    except (TextRuleError, ValueError) as exc:
+        raise EventError(422, "bad_name", str(exc)) from None
+    if not 1 <= len(clean) <= 40:
+        raise EventError(422, "bad_name", "an event's name has 1 to 40 characters")
+    if format not in EVENT_FORMATS:
+        raise EventError(422, "bad_format", f"the format is one of {', '.join(EVENT_FORMATS)}")
+    if preset not in PRESETS:
+        raise EventError(422, "bad_preset", "no such game")
+    table_size = PRESETS[preset].players
+    points = check_points(
+        default_points(table_size) if points_by_place is None else points_by_place, table_size
+    )
+    check_rounds(rounds, limits)
+    check_start(starts_at, now, limits)
+    check_grace(grace_seconds, limits)
+    with db.session() as session:
+        if club_id is not None and session.get(ClubMember, (club_id, player_id)) is None:
+            raise EventError(403, "not_member", "only the club's members make its events")
+        open_ones = session.exec(
+            select(sa.func.count())
+            .select_from(Event)
+            .where(Event.created_by == player_id, col(Event.state) != "finished")
+        ).one()
+        if open_ones >= limits.open_events_per_player:
+            raise EventError(
+                429,
+                "too_many_events",
+                f"a player has {limits.open_events_per_player} events to come at most",
+            )
+        event = Event(
+            club_id=club_id,
+            name=clean,
+            format=format,
+            preset=preset,
+            rounds=rounds,
+            table_size=table_size,
+            points_by_place=points_text(points),
+            grace_seconds=grace_seconds,
+            seed=secrets.token_hex(16),
+            starts_at=starts_at,
+            created_by=player_id,
+        )
+        session.add(event)
+        session.commit()
+        session.refresh(event)
+        return _summary(event)
+
+
+def list_events(
+    db: Database, viewer: str | None, club_id: int | None, limit: int
+) -> list[dict[str, Any]]:
+    """Events not finished (or of the last ones finished), soonest first: those open to all and
+    those of the viewer's clubs; ``club_id``: that club's only (its members only)."""
+    with db.session() as session:
+        query = select(Event).where(Event.state != "finished")
+        if club_id is not None:
+            if viewer is None or session.get(ClubMember, (club_id, viewer)) is None:
+                raise EventError(403, "not_member", "only the club's members see its events")
+            query = query.where(Event.club_id == club_id)
+        else:
+            mine = select(ClubMember.club_id).where(ClubMember.player_id == (viewer or ""))
+            query = query.where(sa.or_(col(Event.club_id).is_(None), col(Event.club_id).in_(mine)))
+        rows = session.exec(query.order_by(col(Event.starts_at), col(Event.id)).limit(limit)).all()
+        return [_summary(e) for e in rows]
+
+
+def event_page(db: Database, event_id: int, viewer: str | None) -> dict[str, Any]:
+    """The event, whether the viewer is registered, and their seat in the current round."""
+    with db.session() as session:
+        event = _visible(session, event_id, viewer)
+        out = _summary(event)
+        entry = session.get(EventEntry, (event_id, viewer)) if viewer else None
+        out["registered"] = entry is not None and not entry.withdrawn
+        out["my_table"] = None
+        if entry is not None and event.current_round > 0:
+            seat = session.exec(
+                select(EventSeat).where(
+                    col(EventSeat.event_id) == event_id,
+                    col(EventSeat.round) == event.current_round,
+                    col(EventSeat.player_id) == viewer,
+                )
+            ).first()
+            if seat is not None:
+                out["my_table"] = {
+                    "round": seat.round,
+                    "table_no": seat.table_no,
+                    "seat": seat.seat,
+                    "table_id": seat.table_id,
+                    "late": seat.late,
+                }
+        return out
+
+
+def register(db: Database, event_id: int, player_id: str, limits: EventLimits) -> None:
+    with db.session() as session:
+        event = _visible(session, event_id, player_id)
+        if event.state != "registering":
+            raise EventError(409, "registration_closed", "the event has started")
+        if session.get(EventEntry, (event_id, player_id)) is not None:
+            raise EventError(409, "already_registered", "you are registered already")
+        if event.entries >= limits.entries_max:
+            raise EventError(
+                409, "event_full", f"an event has {limits.entries_max} players at most"
+            )
+        session.add(
+            EventEntry(
+                event_id=event_id,
+                player_id=player_id,
+                tie=tie_break(event.seed, player_id) >> 1,  # fits a signed 64-bit column
+            )
+        )
+        session.execute(
+            sa.update(Event).where(col(Event.id) == event_id).values(entries=Event.entries + 1)
+        )
+        session.commit()
+
+
+def withdraw(db: Database, event_id: int, player_id: str) -> None:
+    """Before the start the entry goes; afterwards the player leaves the standings and is
+    seated no more (a table they sit at now plays on)."""
+    with db.session() as session:
+        event = _visible(session, event_id, player_id)
+        entry = session.get(EventEntry, (event_id, player_id))
+        if entry is None or entry.withdrawn:
+            raise EventError(409, "not_registered", "you are not registered")
+        if event.state == "finished":
+            raise EventError(409, "event_over", "the event is over")
+        if event.state == "registering":
+            session.delete(entry)
+            session.execute(
+                sa.update(Event).where(col(Event.id) == event_id).values(entries=Event.entries - 1)
+            )
+        else:
+            entry.withdrawn = True
+            session.add(entry)
+        session.commit()
+
+
+def _standing_order() -> list[Any]:
+    return [
+        col(EventEntry.table_points).desc(),
+        col(EventEntry.game_points),
+        col(EventEntry.tie),
+        col(EventEntry.player_id),
+    ]
+
+
+def standings(
+    db: Database, event_id: int, viewer: str | None, cursor: str | None, limit: int
+) -> dict[str, Any]:
+    """A page of the standings (withdrawn players and no-shows left out), best first; the
+    page's ``next`` is the cursor of the one after (a range scan of the standings index)."""
+    limit = max(1, min(limit, PAGE_MAX))
+    place = 0
+    with db.session() as session:
+        _visible(session, event_id, viewer)
+        query = (
+            select(EventEntry, Player.name)
+            .join(Player, col(Player.id) == col(EventEntry.player_id))
+            .where(EventEntry.event_id == event_id, col(EventEntry.withdrawn).is_(False))
+        )
+        if cursor is not None:
+            place, tp, gp, tie, pid = _parse_cursor(cursor)
+            query = query.where(
+                sa.or_(
+                    col(EventEntry.table_points) < tp,
+                    sa.and_(
+                        col(EventEntry.table_points) == tp,
+                        sa.or_(
+                            col(EventEntry.game_points) > gp,
+                            sa.and_(
+                                col(EventEntry.game_points) == gp,
+                                sa.or_(
+                                    col(EventEntry.tie) > tie,
+                                    sa.and_(
+                                        col(EventEntry.tie) == tie, col(EventEntry.player_id) > pid
+                                    ),
+                                ),
+                            ),
+                        ),
+                    ),
+                )
+            )
+        rows = session.exec(query.order_by(*_standing_order()).limit(limit + 1)).all()
+    lines = [
+        {
+            "place": place + i + 1,
+            "player_id": e.player_id,
+            "name": name,
+            "table_points": e.table_points,
+            "game_points": e.game_points,
+            "rounds": e.rounds,
+        }
+        for i, (e, name) in enumerate(rows[:limit])
+    ]
+    nxt = None
+    if len(rows) > limit:
+        last = rows[limit - 1][0]
+        nxt = (
+            f"{place + limit}_{last.table_points!r}_{last.game_points}_{last.tie}_{last.player_id}"
+        )
+    return {"lines": lines, "next": nxt}
+
+
+def _parse_cursor(cursor: str) -> tuple[int, float, int, int, str]:
+    try:
+        place, tp, gp, tie, pid = cursor.split("_", 4)
+        out = (int(place), float(tp), int(gp), int(tie), pid)
+    except ValueError:
+        raise EventError(422, "bad_cursor", "that cursor is not one this server gave") from None
+    if out[0] < 0 or not pid or len(pid) > 32:
+        raise EventError(422, "bad_cursor", "that cursor is not one this server gave")
+    return out
+
+
+# The scheduler's steps ---------------------------------------------------------------------
+
+
+def due_to_start(db: Database, now: datetime, limit: int) -> list[int]:
+    """Events whose registration is over and that have not started."""
+    with db.session() as session:
+        rows = session.exec(
+            select(Event.id)
+            .where(Event.state == "registering", col(Event.starts_at) <= now)
+            .order_by(col(Event.starts_at))
+            .limit(limit)
+        ).all()
+        return [r for r in rows if r is not None]
+
+
+def start_round(db: Database, event_id: int, round_no: int) -> list[list[Seat]] | None:
+    """Seat round ``round_no`` (no-shows leave the standings first; an event with fewer than
+    two players left ends). None if the round was started already, or the one before is not
+    over; the tables otherwise (empty when the event ended)."""
+    with db.session() as session:
+        event = session.get(Event, event_id)
+        if event is None or event.state == "finished" or event.current_round != round_no - 1:
+            return None
+        if round_no > 1 and _unscored(session, event_id, round_no - 1):
+            return None
+        moved = session.execute(
+            sa.update(Event)
+            .where(col(Event.id) == event_id, col(Event.current_round) == round_no - 1)
+            .values(current_round=round_no, state="running")
+        )
+        if moved.rowcount != 1:  # type: ignore[attr-defined]
+            return None
+        entries = session.exec(
+            select(EventEntry).where(
+                col(EventEntry.event_id) == event_id, col(EventEntry.withdrawn).is_(False)
+            )
+        ).all()
+        gone = set(no_shows(((e.player_id, e.last_seen_round) for e in entries), round_no))
+        for e in entries:
+            if e.player_id in gone:
+                e.withdrawn = True
+                session.add(e)
+        field = [
+            Standing(e.player_id, e.table_points, e.game_points, e.rounds)
+            for e in entries
+            if e.player_id not in gone
+        ]
+        if len(field) < 2:
+            session.execute(
+                sa.update(Event).where(col(Event.id) == event_id).values(state="finished")
+            )
+            session.commit()
+            return []
+        tables = seat_round(field, event.table_size, event.seed)
+        for table_no, table in enumerate(tables):
+            for seat, player in enumerate(table):
+                session.add(
+                    EventSeat(
+                        event_id=event_id,
+                        round=round_no,
+                        table_no=table_no,
+                        seat=seat,
+                        player_id=player,
+                    )
+                )
+        session.commit()
+        return tables
+
+
+def _unscored(session: Session, event_id: int, round_no: int) -> int:
+    return int(
+        session.exec(
+            select(sa.func.count())
+            .select_from(EventSeat)
+            .where(
+                col(EventSeat.event_id) == event_id,
+                col(EventSeat.round) == round_no,
+                col(EventSeat.score).is_(None),
+            )
+        ).one()
+    )
+
+
+def set_table(db: Database, event_id: int, round_no: int, table_no: int, table_id: str) -> None:
+    """The ordinary table (app.tables) a round's table is played at."""
+    with db.session() as session:
+        session.execute(
+            sa.update(EventSeat)
+            .where(
+                col(EventSeat.event_id) == event_id,
+                col(EventSeat.round) == round_no,
+                col(EventSeat.table_no) == table_no,
+            )
+            .values(table_id=table_id)
+        )
+        session.commit()
+
+
+def seen(db: Database, event_id: int, round_no: int, player_id: str) -> None:
+    """The player sat down at their table of ``round_no`` (or came late to it)."""
+    with db.session() as session:
+        session.execute(
+            sa.update(EventEntry)
+            .where(
+                col(EventEntry.event_id) == event_id,
+                col(EventEntry.player_id) == player_id,
+                col(EventEntry.last_seen_round) < round_no,
+            )
+            .values(last_seen_round=round_no)
+        )
+        session.commit()
+
+
+def late(db: Database, event_id: int, round_no: int, player_ids: Sequence[str]) -> None:
+    """The grace time is over: these players' seats go to computers for the round (not of
+    those seen at the round already: one who came and went since is not late)."""
+    with db.session() as session:
+        came = select(EventEntry.player_id).where(
+            col(EventEntry.event_id) == event_id, col(EventEntry.last_seen_round) >= round_no
+        )
+        session.execute(
+            sa.update(EventSeat)
+            .where(
+                col(EventSeat.event_id) == event_id,
+                col(EventSeat.round) == round_no,
+                col(EventSeat.player_id).in_(list(player_ids)),
+                col(EventSeat.player_id).not_in(came),
+            )
+            .values(late=True)
+        )
+        session.commit()
+
+
+def record_table(
+    db: Database, event_id: int, round_no: int, table_no: int, scores: Sequence[int]
+) -> bool:
+    """A table's final scores, once (a second call for the same table changes nothing). When
+    it was the round's last table, the round's results go into the standings, and the event
+    ends after its last round. True when this call completed the round."""
+    with db.session() as session:
+        event = session.get(Event, event_id)
+        if event is None:
+            raise EventError(404, "unknown_event", "no such event")
+        seats = session.exec(
+            select(EventSeat)
+            .where(
+                col(EventSeat.event_id) == event_id,
+                col(EventSeat.round) == round_no,
+                col(EventSeat.table_no) == table_no,
+            )
+            .order_by(col(EventSeat.seat))
+        ).all()
+        if not seats or len(seats) != len(scores):
+            raise EventError(422, "bad_scores", "a score for every seat of the table")
+        if seats[0].score is not None:
+            return False
+        for seat, score in zip(seats, scores, strict=True):
+            done = session.execute(
+                sa.update(EventSeat)
+                .where(
+                    col(EventSeat.event_id) == event_id,
+                    col(EventSeat.round) == round_no,
+                    col(EventSeat.table_no) == table_no,
+                    col(EventSeat.seat) == seat.seat,
+                    col(EventSeat.score).is_(None),
+                )
+                .values(score=score)
+            )
+            if done.rowcount != 1:  # type: ignore[attr-defined]
+                session.rollback()
+                return False
+        session.flush()
+        if _unscored(session, event_id, round_no):
+            session.commit()
+            return False
+        _apply_round(session, event, round_no)
+        session.commit()
+        return True
+
+
+def _apply_round(session: Session, event: Event, round_no: int) -> None:
+    rows = session.exec(
+        select(EventSeat)
+        .where(EventSeat.event_id == event.id, col(EventSeat.round) == round_no)
+        .order_by(col(EventSeat.table_no), col(EventSeat.seat))
+    ).all()
+    tables: dict[int, list[EventSeat]] = {}
+    for row in rows:
+        tables.setdefault(row.table_no, []).append(row)
+    seating: list[list[Seat]] = [
+        [None if s.late else s.player_id for s in t] for t in tables.values()
+    ]
+    scores = [[s.score or 0 for s in t] for t in tables.values()]
+    for result in round_results(event.format, seating, scores, points_of(event.points_by_place)):
+        session.execute(
+            sa.update(EventEntry)
+            .where(
+                col(EventEntry.event_id) == event.id,
+                col(EventEntry.player_id) == result.player_id,
+            )
+            .values(
+                table_points=EventEntry.table_points + result.table_points,
+                game_points=EventEntry.game_points + result.game_points,
+                rounds=EventEntry.rounds + 1,
+                last_seen_round=round_no,  # they played the round
+            )
+        )
+    if round_no >= event.rounds:
+        session.execute(sa.update(Event).where(col(Event.id) == event.id).values(state="finished"))
+
+
+def running_rounds(db: Database, limit: int) -> list[tuple[int, int]]:
+    """(event, its current round) of the running events."""
+    with db.session() as session:
+        rows = session.exec(
+            select(Event.id, Event.current_round)
+            .where(col(Event.state) == "running")
+            .order_by(col(Event.id))
+            .limit(limit)
+        ).all()
+        return [(i, r) for i, r in rows if i is not None]
+
+
+def round_tables(db: Database, event_id: int, round_no: int) -> list[dict[str, Any]]:
+    """The round's tables: their table id (None before made, ``making:...`` while claimed),
+    each seat's player (id and name, None for a computer), whether the scores are in."""
+    with db.session() as session:
+        event = session.get(Event, event_id)
+        rows = session.exec(
+            select(EventSeat, Player.name)
+            .join(Player, col(Player.id) == col(EventSeat.player_id), isouter=True)
+            .where(col(EventSeat.event_id) == event_id, col(EventSeat.round) == round_no)
+            .order_by(col(EventSeat.table_no), col(EventSeat.seat))
+        ).all()
+    out: dict[int, dict[str, Any]] = {}
+    for seat, name in rows:
+        table = out.setdefault(
+            seat.table_no,
+            {
+                "table_no": seat.table_no,
+                "table_id": seat.table_id,
+                "seats": [],
+                "scored": seat.score is not None,
+                "format": event.format if event else "swiss",
+                "preset": event.preset if event else "classic",
+                "seed": event.seed if event else "",
+                "grace_seconds": event.grace_seconds if event else 0,
+            },
+        )
+        table["seats"].append({"player_id": seat.player_id, "name": name, "late": seat.late})
+    return list(out.values())
+
+
+def claim_table(
+    db: Database, event_id: int, round_no: int, table_no: int, was: str | None, marker: str
+) -> bool:
+    """Take the making of a round's table: its table id goes from ``was`` (None, or a claim
+    that is too old) to ``marker``, on one instance only."""
+    with db.session() as session:
+        same = col(EventSeat.table_id).is_(None) if was is None else col(EventSeat.table_id) == was
+        moved = session.execute(
+            sa.update(EventSeat)
+            .where(
+                col(EventSeat.event_id) == event_id,
+                col(EventSeat.round) == round_no,
+                col(EventSeat.table_no) == table_no,
+                same,
+            )
+            .values(table_id=marker)
+        )
+        session.commit()
+        return bool(moved.rowcount)  # type: ignore[attr-defined]

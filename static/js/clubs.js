@@ -1,0 +1,144 @@
+// Clubs (/?clubs=1: my clubs and a new one; /?club=ID[&link=TOKEN]: one club): join by the
+// club's link or a request, the members, join requests and the link for admins, the club's
+// chat and announcements, and its standings in the daily challenge (docs/compete.md "Clubs").
+
+import { api, checkSession, session } from "./api.js";
+import { h, fill, toast } from "./dom.js";
+
+export function mountClubs(root, clubId, link) {
+  const page = new ClubsPage(root, clubId, link);
+  page.start();
+  return page;
+}
+
+function loadStyle() {
+  if (document.getElementById("daily-css")) return; // the daily page's sheet, shared
+  const style = document.createElement("link");
+  style.id = "daily-css";
+  style.rel = "stylesheet";
+  style.href = new URL("../css/daily.css", import.meta.url).href;
+  document.head.append(style);
+}
+
+class ClubsPage {
+  constructor(root, clubId, link) {
+    this.root = root;
+    this.clubId = clubId;
+    this.link = link;
+  }
+
+  destroy() {
+    this.root.classList.remove("daily");
+  }
+
+  async start() {
+    loadStyle();
+    this.root.classList.add("daily");
+    await checkSession();
+    if (!session.player) {
+      fill(this.root, h("section", { class: "panel" }, h("p", {}, "Sign in from the lobby first."), h("a", { class: "btn", href: "/" }, "Lobby")));
+      return;
+    }
+    if (this.clubId) await this.showClub();
+    else await this.showMine();
+  }
+
+  async call(path, body) {
+    try {
+      return await api(path, body === undefined ? {} : { method: "POST", body });
+    } catch (error) {
+      toast(error.message, "error");
+      return null;
+    }
+  }
+
+  async showMine() {
+    document.title = "Clubs \u2013 Hearts Online";
+    const data = await this.call("/api/clubs/mine");
+    const name = h("input", { id: "club-name", maxlength: "40", required: true, autocomplete: "off" });
+    const closed = h("input", { type: "checkbox", id: "club-closed" });
+    const form = h("form", { class: "club-create", onsubmit: async (event) => {
+      event.preventDefault();
+      const made = await this.call("/api/clubs", { name: name.value, open: !closed.checked });
+      if (made) location.href = `/?club=${made.id}`;
+    } },
+      h("label", { for: "club-name" }, "Name"), name,
+      h("label", { class: "check" }, closed, " Closed: people join by request, link or invitation"),
+      h("button", { class: "btn primary", id: "club-create" }, "Create the club"));
+    const rows = (data ? data.clubs : []).map((c) => h("li", {},
+      h("a", { href: `/?club=${c.id}` }, c.name), " ",
+      h("span", { class: "hint" }, c.invited ? "invited you" : `${c.role}, ${c.members} member(s)`)));
+    fill(this.root,
+      h("h1", { class: "daily-title" }, "Clubs"),
+      h("section", { class: "panel" }, h("h2", {}, "My clubs"), rows.length ? h("ul", {}, rows) : h("p", { class: "hint" }, "No club yet.")),
+      h("section", { class: "panel" }, h("h2", {}, "A new club"), form));
+  }
+
+  async showClub() {
+    const id = encodeURIComponent(this.clubId);
+    const club = await this.call(`/api/clubs/${id}`);
+    if (!club) return;
+    document.title = `${club.name} \u2013 Hearts Online`;
+    const parts = [h("h1", { class: "daily-title" }, club.name)];
+    const about = [h("p", {}, `${club.open ? "Open" : "Closed"} club \u00b7 ${club.members} member(s)`)];
+    if (!club.role) {
+      const label = club.open || this.link ? "Join the club" : club.pending === "request" ? "Asked: waiting for an admin" : "Ask to join";
+      about.push(h("button", { type: "button", class: "btn primary", id: "club-join", disabled: club.pending === "request",
+        onclick: async () => {
+          const done = await this.call(`/api/clubs/${id}/join`, this.link ? { link: this.link } : {});
+          if (done) this.showClub();
+        } }, label));
+    } else {
+      about.push(h("p", {}, `You are its ${club.role}.`));
+      about.push(h("p", {}, h("button", { type: "button", class: "btn ghost", id: "club-leave", onclick: async () => {
+        if (await this.call(`/api/clubs/${id}/leave`, {})) location.href = "/?clubs=1";
+      } }, "Leave the club")));
+    }
+    if (club.link) {
+      about.push(h("div", { class: "club-create" }, h("label", { for: "club-link" }, "The club's link (whoever has it joins)"),
+        h("input", { id: "club-link", readonly: true, value: new URL(club.link, location.href).href })));
+    }
+    parts.push(h("section", { class: "panel" }, about));
+    if (club.requests && club.requests.length) {
+      parts.push(h("section", { class: "panel" }, h("h2", {}, "Asking to join"), h("ul", {}, club.requests.map((r) => h("li", {},
+        r.name, " ",
+        h("button", { type: "button", class: "btn", onclick: () => this.answer(id, r.player_id, true) }, `Accept ${r.name}`), " ",
+        h("button", { type: "button", class: "btn ghost", onclick: () => this.answer(id, r.player_id, false) }, "Refuse"))))));
+    }
+    if (club.member_list) {
+      parts.push(h("section", { class: "panel" }, h("h2", {}, "Members"),
+        h("ul", { class: "club-members" }, club.member_list.map((m) => h("li", {}, m.name, " ", h("span", { class: "hint" }, m.role))))));
+    }
+    if (club.role) parts.push(await this.chat(id, club.role !== "member"));
+    if (club.open || club.role) parts.push(await this.standings(id)); // a closed club's are its members'
+
+    fill(this.root, ...parts);
+  }
+
+  async answer(id, playerId, accept) {
+    if (await this.call(`/api/clubs/${id}/requests/${encodeURIComponent(playerId)}`, { accept })) this.showClub();
+  }
+
+  async chat(id, admin) {
+    const data = await this.call(`/api/clubs/${id}/posts`);
+    const lines = (data ? data.posts : []).map((p) => h("li", { class: p.announcement ? "club-post announcement" : "club-post" },
+      h("strong", {}, p.name), p.announcement ? " (announcement)" : "", ": ", h("span", {}, p.text)));
+    const text = h("input", { id: "club-text", maxlength: "300", autocomplete: "off", "aria-label": "Your message" });
+    const announce = admin ? h("input", { type: "checkbox", id: "club-announce" }) : null;
+    const form = h("form", { class: "row", onsubmit: async (event) => {
+      event.preventDefault();
+      const body = { text: text.value, announcement: !!(announce && announce.checked) };
+      if (await this.call(`/api/clubs/${id}/posts`, body)) this.showClub();
+    } }, text, announce ? h("label", { class: "check inline" }, announce, " Announcement") : null,
+      h("button", { class: "btn primary", id: "club-send" }, "Send"));
+    return h("section", { class: "panel" }, h("h2", {}, "Chat"), form,
+      lines.length ? h("ul", { class: "club-posts" }, lines) : h("p", { class: "hint" }, "Nothing said yet."));
+  }
+
+  async standings(id) {
+    const data = await this.call(`/api/clubs/${id}/standings`);
+    const rows = data ? data.lines.map((l) => h("li", { value: l.rank }, l.name, " ", h("span", { class: "hint" }, `${l.total.toFixed(1)} over ${l.days} day(s)`))) : [];
+    return h("section", { class: "panel" }, h("h2", {}, "Standings: this month's daily challenge"),
+      rows.length ? h("ol", { class: "daily-board" }, rows) : h("p", { class: "hint" }, "No member has finished a daily challenge this month."));
+  }
+}

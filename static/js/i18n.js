@@ -1,0 +1,129 @@
+// The page's language: its message catalog, t(key, params) with named placeholders and
+// plurals chosen by Intl.PluralRules, dates and times by Intl.DateTimeFormat in the player's
+// time zone, card names for screen readers, and setLanguage (no reload: pages listen to the
+// "hearts:language" event). The server picks the language (app/i18n.py) and writes it into
+// <html lang>; this module loads only that language's catalog, static/i18n/<lang>.json, by the
+// versioned URL the page preloads. How to add a string or a language: docs/frontend.md.
+
+export const LANGUAGES = ["en", "fr", "de", "es", "nl"];
+const COOKIE = "hearts_lang";
+
+function pageLanguage() {
+  // (no document: a module test in Node, which reads the English words)
+  const root = typeof document === "undefined" ? null : document.documentElement;
+  const lang = ((root && root.lang) || "en").toLowerCase().split("-")[0];
+  return LANGUAGES.includes(lang) ? lang : "en";
+}
+
+let lang = pageLanguage();
+let messages = {};
+let plurals = new Intl.PluralRules(lang);
+
+/** The catalog's URL: next to this module, so it carries the same version (app/api/static.py). */
+function catalogUrl(code) {
+  return new URL(`../i18n/${code}.json`, import.meta.url).href;
+}
+
+async function fetchCatalog(code) {
+  const response = await fetch(catalogUrl(code), { credentials: "same-origin" });
+  if (!response.ok) throw new Error(`catalog ${code}: ${response.status}`);
+  return response.json();
+}
+
+try {
+  messages = await fetchCatalog(lang);
+} catch {
+  // The page still works with the keys shown; the next load tries again.
+  messages = {};
+}
+
+export function language() {
+  return lang;
+}
+
+/** Whether the catalog has a text for `key` (the server's error codes: error.<code>). */
+export function has(key) {
+  return Object.prototype.hasOwnProperty.call(messages, key);
+}
+
+function fillIn(text, params) {
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (params[name] === undefined ? whole : String(params[name])));
+}
+
+/** The text of `key`, its {placeholders} filled from `params`; a plural text (an object of
+ *  Intl.PluralRules categories) is chosen by `params.count`. */
+export function t(key, params = {}) {
+  const found = messages[key];
+  if (found === undefined) return key;
+  if (typeof found === "object") {
+    const count = Number(params.count);
+    const form = found[plurals.select(count)] ?? found.other;
+    return fillIn(form, params);
+  }
+  return fillIn(found, params);
+}
+
+/** A translated text whose placeholders are page nodes, as children for h():
+ *  tNodes(t("identity.playing_as"), { name: node }) -> ["Playing as ", node, "."]. */
+export function tNodes(text, nodes) {
+  return text.split(/(\{\w+\})/).filter((part) => part !== "").map((part) => {
+    const name = /^\{(\w+)\}$/.exec(part);
+    return name && nodes[name[1]] !== undefined ? nodes[name[1]] : part;
+  });
+}
+
+/** t() for a plural text: plural("notify.time_up.hours", 3). */
+export function plural(key, count, params = {}) {
+  return t(key, { ...params, count });
+}
+
+/** A date and time in the player's language and time zone (the browser's). */
+export function formatDateTime(value, options = { dateStyle: "medium", timeStyle: "short" }) {
+  const date = value instanceof Date ? value : new Date(value);
+  return new Intl.DateTimeFormat(lang, options).format(date);
+}
+
+export function formatDate(value, options = { dateStyle: "medium" }) {
+  return formatDateTime(value, options);
+}
+
+export function formatTime(value, options = { timeStyle: "short" }) {
+  return formatDateTime(value, options);
+}
+
+export function formatNumber(value, options = {}) {
+  return new Intl.NumberFormat(lang, options).format(value);
+}
+
+/** A card's face for a screen reader: "queen of spades", "Pik-Dame", "dame de pique". */
+export function faceWords(rank, suit) {
+  return t("card.face", { rank: t(`card.rank.${rank}`), suit: t(`card.suit.${suit}`) });
+}
+
+/** The page's fixed texts (index.html): elements marked data-i18n="key" and attributes marked
+ *  data-i18n-<attribute>="key"; the server wrote them in the first language already. */
+export function translatePage(root = document) {
+  for (const el of root.querySelectorAll("[data-i18n]")) {
+    el.textContent = t(el.dataset.i18n);
+  }
+  for (const el of root.querySelectorAll("*")) {
+    for (const attr of el.getAttributeNames()) {
+      if (attr.startsWith("data-i18n-")) el.setAttribute(attr.slice("data-i18n-".length), t(el.getAttribute(attr)));
+    }
+  }
+}
+
+/** Switch the page to `code` without a reload: its catalog, <html lang>, the cookie the
+ *  server reads (a year), the page's fixed texts, then "hearts:language" for the pages. */
+export async function setLanguage(code) {
+  if (!LANGUAGES.includes(code)) throw new Error(`unknown language ${code}`);
+  if (code === lang) return;
+  const next = await fetchCatalog(code);
+  messages = next;
+  lang = code;
+  plurals = new Intl.PluralRules(lang);
+  document.documentElement.lang = code;
+  document.cookie = `${COOKIE}=${code}; path=/; max-age=31536000; samesite=lax`;
+  translatePage(document);
+  window.dispatchEvent(new CustomEvent("hearts:language", { detail: { lang: code } }));
+}

@@ -1,0 +1,95 @@
+// Hints at a table chosen with them (docs/review.md "Hints at the table"): the "Hint" button at
+// the player's turn sends the `hint` command; the answer comes to this player only (a `hint`
+// message) and is shown in plain words, its card or cards marked in the hand (class "hinted",
+// styled by css/hint.css, loaded here the first time a table with hints is drawn). The table
+// says who used hints in this game (the table's hints_used seats).
+
+import { h } from "../dom.js";
+
+let hintStyle = false;
+function loadHintStyle() {
+  if (hintStyle) return;
+  hintStyle = true;
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = new URL("../../css/hint.css", import.meta.url).href;
+  document.head.append(link);
+}
+
+/** The position a hint answers: the same hand, phase, cards and choices (a new state message
+ *  of the same position, e.g. the table marking the hint, keeps it). */
+function positionOf(v) {
+  return v ? JSON.stringify([v.hand_no, v.phase, v.hand, v.legal]) : "";
+}
+
+export class HintPart {
+  /** The hint's row (made the first time), its button and words, and the marked cards. */
+  renderHint() {
+    const t = this.table;
+    const on = Boolean(t && t.hints && t.status === "playing" && this.seat !== null);
+    if (t && t.hints) loadHintStyle();
+    if (!this.el.hintBox) {
+      this.el.hintBtn = h("button", {
+        type: "button", class: "btn small hint-btn", id: "hint-button",
+        onclick: () => this.askHint(),
+      }, "Hint");
+      this.el.hintText = h("p", { class: "hint-text", id: "hint-text", "aria-live": "polite" });
+      this.el.hintUsed = h("p", { class: "hint-used", id: "hints-used" });
+      this.el.hintBox = h("div", { class: "hint-box", hidden: true },
+        this.el.hintBtn, this.el.hintText, this.el.hintUsed);
+      this.el.actions.before(this.el.hintBox);
+    }
+    this.el.hintBox.hidden = !(t && t.hints);
+    // A hint belongs to the position it was asked at: a new state clears it.
+    if (this.hintView !== undefined && this.hintView !== positionOf(this.view)) {
+      this.hintView = undefined;
+      this.hint = null;
+    }
+    const myTurn = Boolean(on && this.view && this.view.legal);
+    this.el.hintBtn.hidden = !on;
+    this.el.hintBtn.disabled = !myTurn || this.hintView === positionOf(this.view);
+    this.el.hintText.textContent = this.hint ? this.hint.text : "";
+    const marked = new Set();
+    if (this.hint && this.hint.best) {
+      const best = this.hint.best;
+      for (const card of best.type === "pass" ? best.cards : [best.card]) marked.add(card);
+    }
+    for (const el of this.el.myCards.querySelectorAll(".card[data-card]")) {
+      el.classList.toggle("hinted", marked.has(el.dataset.card));
+    }
+    const used = (t && t.hints_used) || [];
+    this.el.hintUsed.textContent = used.length
+      ? `Hints used in this game by ${used.map((s) => this.seatName(s)).join(", ")}: it is not rated.`
+      : "";
+  }
+
+  askHint() {
+    if (this.hintView === positionOf(this.view)) return;
+    this.hintView = positionOf(this.view);
+    this.send("hint", {});
+    this.renderHint();
+  }
+
+  /** A seat's first hint of the game (event hint_used, told to everyone at the table): the
+   *  table's hints_used has it from the next state on, the page at once. */
+  noteHintEvents(events) {
+    const t = this.table;
+    if (!t) return;
+    for (const event of events) {
+      if (event.kind !== "hint_used") continue;
+      const used = new Set(t.hints_used || []);
+      used.add(event.seat);
+      t.hints_used = [...used].sort((x, y) => x - y);
+    }
+    this.renderHint();
+  }
+
+  /** The answer to this player's `hint` command. */
+  onHint(msg) {
+    this.pending.delete(msg.id);
+    this.markPending();
+    if (this.hintView !== positionOf(this.view)) return; // the game moved on meanwhile
+    this.hint = msg.hint;
+    this.renderHint();
+  }
+}

@@ -1,0 +1,85 @@
+"""Properties of what a push or an e-mail says: whatever a producer puts in a notice's data,
+only the whitelisted public words come out, each cut to its length; a topic is always a valid
+RFC 8030 Topic (at most 32 base64url characters) and the same for every notice about one table;
+signed tokens read back what they carry, for their own purpose only."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.notify import tokens
+from app.notify.push import payload
+from app.notify.service import KINDS, Notice
+from app.notify.texts import PUBLIC_WORDS, words
+
+SECRET = "property-test-secret-0123456789"
+values = st.one_of(st.text(max_size=200), st.integers(), st.floats(allow_nan=False), st.none())
+# Markers that no whitelisted word holds: they must never reach what is sent.
+MARK = "zzSECRETzz"
+
+
+@given(
+    kind=st.sampled_from(KINDS),
+    table=st.one_of(st.none(), st.text(min_size=1, max_size=40)),
+    public=st.dictionaries(st.sampled_from(sorted(PUBLIC_WORDS)), values, max_size=4),
+    private=st.dictionaries(
+        st.text(min_size=1, max_size=12).filter(lambda k: k not in PUBLIC_WORDS),
+        st.just(MARK),
+        max_size=4,
+    ),
+)
+def test_only_public_words_reach_a_push(
+    kind: str, table: str | None, public: dict[str, object], private: dict[str, object]
+) -> None:
+    notice = Notice("p1", kind, table, {**private, **public})
+    sent = json.loads(payload(notice))
+    assert set(sent) == {"kind", "title", "body", "url", "tag", "at"}
+    assert MARK not in json.dumps(sent)
+    said = words(notice)
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,32}", said.topic)
+    assert said.path.startswith("/") and "invite" not in said.path
+
+
+@given(
+    kind=st.sampled_from(KINDS),
+    key=st.sampled_from(sorted(PUBLIC_WORDS)),
+    value=st.text(alphabet="abcdefgh", min_size=81, max_size=200),
+)
+def test_public_words_are_cut_to_their_length(kind: str, key: str, value: str) -> None:
+    said = words(Notice("p1", kind, "T1", {key: value}))
+    assert value not in said.body
+    assert value[: PUBLIC_WORDS[key] + 1] not in said.body
+
+
+@given(table=st.text(min_size=1, max_size=40), other=st.text(min_size=1, max_size=40))
+def test_one_topic_per_table_for_the_turn_kinds(table: str, other: str) -> None:
+    topics = {words(Notice("p", kind, table)).topic for kind in KINDS[:3]}
+    assert len(topics) == 1
+    if other != table:
+        assert words(Notice("p", "your_turn", other)).topic not in topics
+
+
+@given(
+    payload_=st.lists(st.text(max_size=40), max_size=3),
+    purpose=st.sampled_from([tokens.VERIFY, tokens.RESET, tokens.UNSUBSCRIBE]),
+)
+def test_tokens_read_back_for_their_own_purpose_only(payload_: list[str], purpose: str) -> None:
+    token = tokens.make(SECRET, purpose, payload_)
+    assert tokens.read(SECRET, purpose, token) == payload_
+    for other in {tokens.VERIFY, tokens.RESET, tokens.UNSUBSCRIBE} - {purpose}:
+        try:
+            tokens.read(SECRET, other, token)
+        except tokens.TokenError as error:
+            assert error.code == "bad_token"
+        else:
+            raise AssertionError("a token was read for another purpose")
+    try:
+        tokens.read("another-secret-0123456789", purpose, token)
+    except tokens.TokenError as error:
+        assert error.code == "bad_token"
+    else:
+        raise AssertionError("a token signed with another key was read")

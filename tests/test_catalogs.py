@@ -1,0 +1,116 @@
+"""The message catalogs (static/i18n/<lang>.json): every key the pages and the server use is in
+every catalog, no key is unused, every translation has the same placeholders and the plural
+forms its language needs, and each catalog stays small (gzip at most 15 KB)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from app.i18n import CATALOG_DIR, DEFAULT, LANGUAGES, PLURAL_FORMS
+
+ROOT = Path(__file__).resolve().parents[1]
+STATIC = ROOT / "static"
+# Keys the code builds from a value: a card's rank and suit, and a server error code
+# (error.<code>: each must be a code the server or the page's API client can send).
+RANKS = "23456789TJQKA"
+SUITS = "CDSH"
+PASS_CYCLES = ("left", "right", "lr", "lra", "lrah", "lrh", "dealer")  # rules_words.js
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# t("key"...), plural("key"...), translate(lang, "key"...), data-i18n(-attr)="key"
+_JS_KEY = re.compile(r"""(?<![\w.$])(?:t|plural|has)\(\s*["'`]([\w.]+)["'`]""")
+_PY_KEY = re.compile(r"""\btranslate\(\s*\w+,\s*["']([\w.]+)["']""")
+_HTML_KEY = re.compile(r'\sdata-i18n(?:-[a-z-]+)?="([\w.]+)"')
+
+
+def load(lang: str) -> dict[str, object]:
+    data = json.loads((CATALOG_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def used_keys() -> set[str]:
+    keys: set[str] = set()
+    for module in (STATIC / "js").rglob("*.js"):
+        keys.update(_JS_KEY.findall(module.read_text(encoding="utf-8")))
+    for source in (ROOT / "app").rglob("*.py"):
+        keys.update(_PY_KEY.findall(source.read_text(encoding="utf-8")))
+    keys.update(_HTML_KEY.findall((STATIC / "index.html").read_text(encoding="utf-8")))
+    keys.update(f"card.rank.{rank}" for rank in RANKS)
+    keys.update(f"card.suit.{suit}" for suit in SUITS)
+    keys.update(f"rules.pass.{cycle}" for cycle in PASS_CYCLES)
+    return keys
+
+
+def sent_codes() -> set[str]:
+    """Every quoted word of the server's code and of the page's API client: the codes the
+    server can answer with (and 'network', the page's own)."""
+    words: set[str] = set()
+    for source in (ROOT / "app").rglob("*.py"):
+        if source.name != "i18n.py":
+            words.update(re.findall(r"""["']([a-z][a-z_]+)["']""", source.read_text()))
+    words.update(re.findall(r'ApiError\(\d+, "([a-z_]+)"', (STATIC / "js" / "api.js").read_text()))
+    return words
+
+
+def placeholders(text: object) -> set[str]:
+    if isinstance(text, dict):
+        return set().union(*(placeholders(form) for form in text.values()))
+    assert isinstance(text, str)
+    return set(_PLACEHOLDER.findall(text))
+
+
+def test_every_language_has_a_catalog_and_english_is_the_default() -> None:
+    assert DEFAULT == "en"
+    assert sorted(p.stem for p in CATALOG_DIR.glob("*.json")) == sorted(LANGUAGES)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_used_key_is_in_the_catalog_and_no_key_is_unused(lang: str) -> None:
+    catalog = load(lang)
+    used = used_keys()
+    missing = sorted(used - catalog.keys())
+    assert not missing, f"{lang}.json lacks {missing}"
+    errors = {key for key in catalog if key.startswith("error.")}
+    unused = sorted(catalog.keys() - used - errors)
+    assert not unused, f"{lang}.json has keys no code uses: {unused}"
+    codes = sent_codes()
+    unknown = sorted(key for key in errors if key.removeprefix("error.") not in codes)
+    assert not unknown, f"{lang}.json names error codes nothing sends: {unknown}"
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != DEFAULT])
+def test_translations_have_the_same_keys_placeholders_and_their_plural_forms(lang: str) -> None:
+    english, catalog = load(DEFAULT), load(lang)
+    assert catalog.keys() == english.keys()
+    for key, source in english.items():
+        text = catalog[key]
+        assert placeholders(text) == placeholders(source), (lang, key)
+        assert isinstance(text, dict) == isinstance(source, dict), (lang, key)
+        if isinstance(text, dict):
+            assert tuple(sorted(text)) == tuple(sorted(PLURAL_FORMS[lang])), (lang, key)
+        else:
+            assert isinstance(text, str) and text.strip(), (lang, key)
+
+
+def test_english_plurals_have_their_forms() -> None:
+    for key, text in load(DEFAULT).items():
+        if isinstance(text, dict):
+            assert sorted(text) == sorted(PLURAL_FORMS[DEFAULT]), key
+            assert all("{count}" in form for form in text.values()), key
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_catalog_is_at_most_15_kb_compressed(lang: str) -> None:
+    body = (CATALOG_DIR / f"{lang}.json").read_bytes()
+    assert len(gzip.compress(body, compresslevel=9)) <= 15 * 1024
+
+
+def test_the_checks_find_keys_in_code() -> None:
+    """The scan itself: it sees the keys of i18n.js's callers and of the page."""
+    used = used_keys()
+    assert {"who.sign_out", "page.skip", "card.face", "notify.your_turn.title"} <= used
