@@ -57,27 +57,33 @@ def new_player(
     context.set_default_timeout(15_000)
     page = context.new_page()
     player = Player(context, page, name or "")
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.js_errors = errors  # type: ignore[attr-defined]
-    # The last frames each way, for the message of a failed wait (see settle).
-    recent: collections.deque[str] = collections.deque(maxlen=24)
-    page.recent_frames = recent  # type: ignore[attr-defined]
-
-    def on_ws(ws: Any) -> None:
-        ws.on("framesent", lambda payload: recent.append("> " + _text(payload)[:300]))
-        ws.on("framereceived", lambda payload: recent.append("< " + _text(payload)[:300]))
-        if record_frames:
-            ws.on("framereceived", lambda payload: player.frames.append(_text(payload)))
-
-    page.on("websocket", on_ws)
+    watch_page(page, player.frames if record_frames else None)
     page.goto("/")
     if name:
         page.fill("#guest-name", name)
         page.click("#guest-go")
         page.wait_for_selector(".me-name")
     return player
+
+
+def watch_page(page: Any, frames: list[str] | None = None) -> None:
+    """Collect the page's JS errors (``page.js_errors``) and its last WebSocket frames each
+    way (``page.recent_frames``, for the message of a failed wait: see page_report); every
+    frame received goes into ``frames`` too when given."""
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.js_errors = errors
+    recent: collections.deque[str] = collections.deque(maxlen=24)
+    page.recent_frames = recent
+
+    def on_ws(ws: Any) -> None:
+        ws.on("framesent", lambda payload: recent.append("> " + _text(payload)[:300]))
+        ws.on("framereceived", lambda payload: recent.append("< " + _text(payload)[:300]))
+        if frames is not None:
+            ws.on("framereceived", lambda payload: frames.append(_text(payload)))
+
+    page.on("websocket", on_ws)
 
 
 def _text(payload: Any) -> str:
@@ -189,17 +195,9 @@ def settle(page: Any, before: int, timeout: float = 10_000) -> None:
     try:
         _wait_settled(page, before, timeout)
     except PlaywrightTimeout as exc:
-        marks = page.evaluate(
-            "() => { const p = document.querySelector('.table-page');"
-            " return p ? {...p.dataset, focus: document.activeElement &&"
-            " (document.activeElement.dataset.card || document.activeElement.id ||"
-            " document.activeElement.tagName)} : null; }"
-        )
-        frames = "\n".join(getattr(page, "recent_frames", []))
         raise AssertionError(
             f"no answer to the move within {timeout / 1000:g} s (version before {before}):"
-            f" page {marks}, view {view_state(page)}, JS errors"
-            f" {getattr(page, 'js_errors', [])}, last frames:\n{frames}"
+            f" {page_report(page)}"
         ) from exc
 
 
@@ -236,13 +234,7 @@ def _act(page: Any, *, keyboard: bool = False) -> str | None:
         if not legal or page.locator("#pass-button").count() == 0:
             return None
         count = int(page.locator("#pass-button").inner_text().split()[1])
-        for card in legal[:count]:
-            click_card(page, card, keyboard=keyboard)
-        if keyboard:
-            page.locator("#pass-button").focus()
-            page.keyboard.press("Enter")
-        else:
-            page.click("#pass-button")
+        choose_and_pass(page, legal[:count], keyboard=keyboard, settled=False)
         return "pass"
     if "phase-play" in classes:
         for row in ("dummy", "hand"):
@@ -257,6 +249,53 @@ def _act(page: Any, *, keyboard: bool = False) -> str | None:
                         page.locator(".face-choice").first.click()
                 return legal[0]
     return None
+
+
+def page_report(page: Any) -> str:
+    """What the table page shows and last said and heard, for the message of a failed wait."""
+    marks = page.evaluate(
+        """() => { const p = document.querySelector('.table-page');
+        const chosen = [...document.querySelectorAll('.hand-cards .card[aria-pressed="true"]')]
+            .map((c) => c.dataset.card);
+        const pass = document.getElementById('pass-button');
+        return p ? {...p.dataset, chosen, pass_disabled: pass ? pass.disabled : null,
+            focus: document.activeElement && (document.activeElement.dataset.card
+                || document.activeElement.id || document.activeElement.tagName)} : null; }"""
+    )
+    frames = "\n".join(getattr(page, "recent_frames", []))
+    return (
+        f"page {marks}, view {view_state(page)}, JS errors {getattr(page, 'js_errors', [])},"
+        f" last frames:\n{frames}"
+    )
+
+
+def choose_and_pass(
+    page: Any, cards: list[str], *, keyboard: bool = False, settled: bool = True
+) -> None:
+    """Choose ``cards`` for the pass, each seen chosen (aria-pressed) before the next, then
+    press Pass; with ``settled``, wait for the server's answer. A tap that did not choose its
+    card fails here with what the page showed, not later as a turn that never came."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for card in cards:
+        click_card(page, card, keyboard=keyboard)
+        chosen = f'.hand-cards .card[data-card="{card}"][aria-pressed="true"]'
+        try:
+            page.wait_for_selector(chosen, timeout=5_000)
+        except PlaywrightTimeout as exc:
+            raise AssertionError(f"{card} was tapped but not chosen: {page_report(page)}") from exc
+    before = page_version(page)
+    try:
+        page.wait_for_selector("#pass-button:enabled", timeout=5_000)
+    except PlaywrightTimeout as exc:
+        raise AssertionError(f"the Pass button stayed disabled: {page_report(page)}") from exc
+    if keyboard:
+        page.locator("#pass-button").focus()
+        page.keyboard.press("Enter")
+    else:
+        page.click("#pass-button")
+    if settled:
+        settle(page, before)
 
 
 def click_card(page: Any, card: str, *, keyboard: bool = False, row: str = "hand") -> None:

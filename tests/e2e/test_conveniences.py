@@ -18,6 +18,7 @@ from tests.e2e.helpers import (
     DESKTOP,
     PHONE,
     check_page,
+    choose_and_pass,
     click_card,
     create_table,
     new_player,
@@ -106,9 +107,7 @@ def test_claims_refused_then_accepted(browser: Any, server: Any) -> None:
             what="the deal",
         )
         if page.locator("#pass-button").count():
-            for card in [c["card"] for c in view_state(page)["hand"] if c["legal"]][:3]:
-                click_card(page, card)
-            page.click("#pass-button")
+            choose_and_pass(page, [c["card"] for c in view_state(page)["hand"] if c["legal"]][:3])
         wait_for(lambda: _my_turn(page), what="Ann's first turn")
         assert not _sure_claim(_view(page))
         # A claim asks first: a mis-click costs nothing.
@@ -146,11 +145,7 @@ def test_claims_refused_then_accepted(browser: Any, server: Any) -> None:
                 legal = [c["card"] for c in state["hand"] if c["legal"]]
                 if legal and "to pass" in state["status"]:
                     # Pass low cards: high ones are kept for a claim.
-                    for card in sorted(legal, key=lambda c: RANKS.index(c[0]))[:3]:
-                        click_card(page, card)
-                    before = page_version(page)
-                    page.click("#pass-button")
-                    settle(page, before)
+                    choose_and_pass(page, sorted(legal, key=lambda c: RANKS.index(c[0]))[:3])
                     continue
             if not _my_turn(page):
                 page.wait_for_timeout(50)
@@ -215,11 +210,7 @@ def test_a_card_chosen_early_and_forced_cards(browser: Any, server: Any) -> None
             legal = [c["card"] for c in state["hand"] if c["legal"]]
             if not legal or "to pass" not in state["status"]:
                 return False
-            for card in legal[:3]:
-                click_card(page, card)
-            before = page_version(page)
-            page.click("#pass-button")
-            settle(page, before)
+            choose_and_pass(page, legal[:3])
             return True
 
         dropped = played = forced_stayed = False
@@ -355,11 +346,7 @@ def test_a_hand_that_ended_by_itself_says_so(browser: Any, server: Any) -> None:
             if "phase-pass" in state["classes"] and page.locator("#pass-button").count():
                 legal = [c["card"] for c in state["hand"] if c["legal"]]
                 if legal and "to pass" in state["status"]:
-                    for card in legal[:3]:
-                        click_card(page, card)
-                    before = page_version(page)
-                    page.click("#pass-button")
-                    settle(page, before)
+                    choose_and_pass(page, legal[:3])
             elif _my_turn(page):
                 _play_points_first(page)
             else:

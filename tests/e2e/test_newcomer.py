@@ -23,6 +23,7 @@ from tests.e2e.helpers import (
     PHONE,
     ServerInfo,
     check_page,
+    choose_and_pass,
     click_card,
     motion_done,
     new_player,
@@ -30,6 +31,7 @@ from tests.e2e.helpers import (
     settle,
     view_state,
     wait_for,
+    watch_page,
 )
 from tests.e2e.test_lobby import CLS_OBSERVER
 
@@ -79,10 +81,7 @@ def open_page(
         context.add_cookies([{"name": "hearts_token", "value": token, "url": server.url}])
     context.add_init_script(CLS_OBSERVER)
     page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.js_errors = errors
+    watch_page(page)
     return page
 
 
@@ -111,9 +110,7 @@ def pass_first_cards(page: Any) -> None:
     )
     if page.locator("#pass-button").count():
         count = int(page.locator("#pass-button").inner_text().split()[1])
-        for card in [c["card"] for c in view_state(page)["hand"] if c["legal"]][:count]:
-            click_card(page, card)
-        page.click("#pass-button")
+        choose_and_pass(page, [c["card"] for c in view_state(page)["hand"] if c["legal"]][:count])
 
 
 def my_turn(page: Any) -> bool:
