@@ -34,15 +34,8 @@ from app.compete import store
 from app.compete.scoring import total
 from app.compete.swiss import Standing, after_round, seat_round
 from app.db import Database, make_database, upgrade_to_head
-from app.db.models import (
-    DailyAttempt,
-    DailyBoard,
-    DailyMonth,
-    DailyResult,
-    DailyScoreCount,
-    Player,
-    utcnow,
-)
+from app.db.compete_models import DailyAttempt, DailyBoard, DailyMonth, DailyResult, DailyScoreCount
+from app.db.models import Player, utcnow
 
 DAY = date(2026, 11, 27)
 DEALS = 8

@@ -1,4 +1,5 @@
-"""Alembic environment: the target is SQLModel.metadata from app.db.models."""
+"""Alembic environment: the target is SQLModel.metadata from app.db.models and
+app.db.compete_models."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import sqlalchemy as sa
 from alembic import context
 from sqlmodel import SQLModel
 
-import app.db.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+import app.db.compete_models  # noqa: F401  (registers the tables on SQLModel.metadata)
+import app.db.models  # noqa: F401
 from app.db.database import make_engine
 
 config = context.config

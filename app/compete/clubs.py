@@ -23,15 +23,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from app.db import Database
-from app.db.models import (
-    Club,
-    ClubBan,
-    ClubMember,
-    ClubPending,
-    ClubPost,
-    DailyMonth,
-    Player,
-)
+from app.db.compete_models import Club, ClubBan, ClubMember, ClubPending, ClubPost, DailyMonth
+from app.db.models import Player
 from app.text import TextRuleError, clean_chat, clean_name
 
 ROLE_RANK = {"owner": 2, "admin": 1, "member": 0}

@@ -30,7 +30,8 @@ from app.compete.deals import daily_options, daily_seed, player_version
 from app.compete.replays import deal_replay, expert_par
 from app.compete.scoring import total
 from app.db import Database
-from app.db.models import DailyAttempt, utcnow
+from app.db.compete_models import DailyAttempt
+from app.db.models import utcnow
 from app.db.players import PlayerInfo
 from app.settings import Settings
 from app.tables import Actor, TableService

@@ -36,7 +36,8 @@ from app.compete.events import (
 )
 from app.compete.swiss import Seat, Standing, seat_round, tie_break
 from app.db import Database
-from app.db.models import ClubMember, Event, EventEntry, EventSeat, Player
+from app.db.compete_models import ClubMember, Event, EventEntry, EventSeat
+from app.db.models import Player
 from app.text import TextRuleError, clean_name
 
 PAGE_MAX = 100

@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 
 from app.compete.scoring import ScoreCounts, Total, total
 from app.db import Database
-from app.db.models import (
+from app.db.compete_models import (
     CompeteSecret,
     DailyAttempt,
     DailyBoard,
@@ -31,11 +31,8 @@ from app.db.models import (
     DailyResult,
     DailyScoreCount,
     DailyStreak,
-    Game,
-    Hand,
-    Player,
-    utcnow,
 )
+from app.db.models import Game, Hand, Player, utcnow
 from app.db.secret import kept_secret
 
 HUMAN_SEAT = 0  # the player's seat at a daily table (the creator's)

@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, SQLModel
 
+import app.db.compete_models  # noqa: F401  (its tables too: every table names its rows)
 from app.db.models import as_utc  # and with it every table in SQLModel.metadata
 
 # Tables export_player writes in a shape of its own (games with their hands, ratings, reviews).

@@ -8,7 +8,8 @@ import pytest
 from app.compete import clubs
 from app.compete.clubs import ClubError, ClubLimits
 from app.db import Database
-from app.db.models import DailyMonth, Player
+from app.db.compete_models import DailyMonth
+from app.db.models import Player
 
 LIMITS = ClubLimits(clubs_per_player=3, owned_per_player=2, members_per_club=4, post_max_chars=50)
 

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from app.compete import events_store
-from app.db.models import Event
+from app.db.compete_models import Event
 from app.main import create_app
 from app.settings import load_settings
 

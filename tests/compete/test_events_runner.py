@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from app.compete import events_store
 from app.compete.swiss import Standing, after_round, order
-from app.db.models import Event, EventSeat
+from app.db.compete_models import Event, EventSeat
 from app.main import create_app
 from app.settings import load_settings
 

@@ -15,7 +15,8 @@ from app.compete.clubs import ClubLimits
 from app.compete.events import EventError, EventLimits
 from app.compete.swiss import Standing, after_round, order
 from app.db import Database
-from app.db.models import EventEntry, EventSeat, Player
+from app.db.compete_models import EventEntry, EventSeat
+from app.db.models import Player
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 LIMITS = EventLimits()
@@ -168,7 +169,7 @@ def test_a_swiss_event_of_nine_over_three_rounds(people: Database) -> None:
 
 
 def _seed(db: Database, eid: int) -> str:
-    from app.db.models import Event
+    from app.db.compete_models import Event
 
     with db.session() as session:
         event = session.get(Event, eid)

@@ -14,7 +14,8 @@ from sqlmodel import select
 
 from app.compete import store
 from app.db import Database
-from app.db.models import DailyAttempt, Game, Hand, Player
+from app.db.compete_models import DailyAttempt
+from app.db.models import Game, Hand, Player
 
 DAY = date(2026, 11, 27)
 DEALS = 3

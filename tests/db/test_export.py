@@ -14,9 +14,9 @@ import orjson
 from sqlmodel import SQLModel
 
 from app.db import Database
+from app.db.compete_models import DailyStreak
 from app.db.export import ONLY, SECRET, SHAPED, personal_tables, player_columns
 from app.db.models import (
-    DailyStreak,
     FriendRequest,
     FriendSettings,
     Friendship,

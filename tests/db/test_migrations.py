@@ -7,6 +7,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
 
+import app.db.compete_models  # noqa: F401  (registers the tables on SQLModel.metadata)
 import app.db.models  # noqa: F401
 from app.db import downgrade_to_base, upgrade_to_head
 
