@@ -28,8 +28,8 @@ import redis
 
 from app.main import start_services, stop_services
 from app.realtime import messages as m
-from app.realtime.endpoint import _dispatch
 from app.realtime.hub import Connection
+from app.realtime.table_commands import dispatch
 from app.services import Services
 from app.settings import Settings
 from app.store import keys
@@ -97,9 +97,7 @@ async def run(instances: int, tables: int, redis_url: str) -> tuple[int, float, 
                 actor = PLAYERS[seat]
                 ack = Connection(_ignore, actor.player_id, actor.player_id)
                 msg = m.parse_client(raw, 4096)
-                asyncio.get_running_loop().create_task(
-                    _dispatch(service, table_id, ack, actor, msg)
-                )
+                asyncio.get_running_loop().create_task(dispatch(service, table_id, ack, actor, msg))
 
         players = [asyncio.create_task(player()) for _ in range(50)]
         gc.collect()
