@@ -6,6 +6,7 @@
 //   /?leaderboard=VARIANT    a variant's leaderboard (established ratings)
 //   /?daily=PRESET           the daily challenge of a preset (play, results, leaderboards)
 //   /?clubs=1, /?club=ID     my clubs; one club (&link=TOKEN: its join link)
+//   /?event=ID               an event: register, standings, one's table (static/js/events.js)
 //   /?games=1                My games: every table the player sits at (static/js/mygames.js)
 
 import { adoptLegacyToken, checkSession, session, signOut } from "./api.js";
@@ -110,7 +111,7 @@ async function route() {
   if (current && current.destroy) current.destroy();
   fill(main);
   // The invitations banner (static/js/alerts.js): the lobby's socket feeds it on the lobby.
-  const lobbyPage = !["table", "club", "clubs", "games", "daily", "player", "leaderboard", "replay"]
+  const lobbyPage = !["table", "club", "clubs", "event", "games", "daily", "player", "leaderboard", "replay"]
     .some((key) => params.get(key));
   followFriends(!lobbyPage);
   if (params.get("table")) {
@@ -123,6 +124,9 @@ async function route() {
   } else if (params.get("club") || params.get("clubs")) {
     const { mountClubs } = await import("./clubs.js");
     current = mountClubs(main, params.get("club"), params.get("link"));
+  } else if (params.get("event")) {
+    const { mountEvent } = await import("./events.js");
+    current = mountEvent(main, params.get("event"));
   } else if (params.get("games")) {
     current = mountMyGames(main);
   } else if (params.get("daily")) {

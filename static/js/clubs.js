@@ -1,9 +1,11 @@
 // Clubs (/?clubs=1: my clubs and a new one; /?club=ID[&link=TOKEN]: one club): join by the
 // club's link or a request, the members, join requests and the link for admins, the club's
-// chat and announcements, and its standings in the daily challenge (docs/compete.md "Clubs").
+// chat and announcements, its standings in the daily challenge (docs/compete.md "Clubs"), and
+// its events, with the form that schedules one for admins (static/js/events.js).
 
 import { api, checkSession, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
+import { clubEvents } from "./events.js";
 
 export function mountClubs(root, clubId, link) {
   const page = new ClubsPage(root, clubId, link);
@@ -109,6 +111,7 @@ class ClubsPage {
       parts.push(h("section", { class: "panel" }, h("h2", {}, "Members"),
         h("ul", { class: "club-members" }, club.member_list.map((m) => h("li", {}, m.name, " ", h("span", { class: "hint" }, m.role))))));
     }
+    if (club.role) parts.push(await clubEvents(this.clubId, club.role !== "member")); // members' only
     if (club.role) parts.push(await this.chat(id, club.role !== "member"));
     if (club.open || club.role) parts.push(await this.standings(id)); // a closed club's are its members'
 

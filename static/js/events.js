@@ -1,0 +1,332 @@
+// Events (/?event=ID): one event (its format, start in the viewer's own time, rounds, status),
+// Register / Withdraw, the players registered, the live standings (paged by the API's cursor,
+// fetched again when the round or the entries change), and "Go to your table" once seated.
+// clubEvents() is the club page's part: the club's events and, for its admins, the form that
+// schedules one (docs/compete.md "Events").
+
+import { api, checkSession, session } from "./api.js";
+import { addStylesheet, fill, h, setText, toast } from "./dom.js";
+
+const FORMAT_NAMES = {
+  swiss: "Swiss by standings",
+  duplicate: "Duplicate: the same deals at every table",
+};
+const SHORT_FORMATS = { swiss: "Swiss", duplicate: "Duplicate" };
+const PAGE = 50; // standings lines a page
+const FAST_MS = 2000; // the event running or about to start
+const SLOW_MS = 20000;
+
+export function loadEventsStyle() {
+  addStylesheet("events-css", new URL("../css/events.css", import.meta.url).href);
+}
+
+export function mountEvent(root, eventId) {
+  const page = new EventPage(root, eventId);
+  page.start();
+  return page;
+}
+
+let presetsOnce = null;
+/** The games an event may be of (/api/presets), fetched once a page. */
+function presets() {
+  if (!presetsOnce) presetsOnce = api("/api/presets").then((d) => d.presets).catch(() => (presetsOnce = null, []));
+  return presetsOnce;
+}
+
+/** "Sat 5 Dec, 20:00 CET": a moment in the viewer's own time zone. */
+export function localTime(iso) {
+  return new Date(iso).toLocaleString([], {
+    weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZoneName: "short",
+  });
+}
+
+/** "in 2 h 5 min", "in 40 s", "now". */
+function fromNow(iso) {
+  const s = Math.round((new Date(iso).getTime() - Date.now()) / 1000);
+  if (s <= 0) return "any moment now";
+  if (s < 90) return `in ${s} s`;
+  const m = Math.round(s / 60);
+  if (m < 90) return `in ${m} min`;
+  const hrs = Math.floor(m / 60);
+  if (hrs < 48) return `in ${hrs} h ${m % 60} min`;
+  return `in ${Math.round(hrs / 24)} days`;
+}
+
+function statusWords(ev) {
+  if (ev.state === "registering") return `Registration open: starts ${fromNow(ev.starts_at)}`;
+  if (ev.state === "running") return `Running: round ${ev.current_round} of ${ev.rounds}`;
+  return "Finished";
+}
+
+class EventPage {
+  constructor(root, eventId) {
+    this.root = root;
+    this.eventId = eventId;
+    this.timer = null;
+    this.gone = false;
+    this.event = null;
+    this.standingsKey = "";
+    this.lines = [];
+    this.next = null;
+  }
+
+  destroy() {
+    this.gone = true;
+    clearTimeout(this.timer);
+    this.root.classList.remove("events");
+  }
+
+  async start() {
+    loadEventsStyle();
+    this.root.classList.add("events");
+    await checkSession();
+    this.title = h("h1", { class: "events-title" }, "Event");
+    this.facts = h("dl", { class: "event-facts" });
+    this.status = h("p", { class: "event-status", id: "event-status", role: "status" });
+    this.actions = h("div", { class: "row event-actions" });
+    this.seat = h("div", { class: "event-seat" });
+    this.error = h("p", { class: "form-error", role: "alert" });
+    this.board = h("section", { class: "panel", "aria-labelledby": "event-board-title" });
+    fill(this.root, this.title,
+      h("section", { class: "panel event-about" }, this.facts, this.status, this.seat, this.actions, this.error),
+      this.board);
+    await this.refresh();
+  }
+
+  async refresh() {
+    if (this.gone) return;
+    clearTimeout(this.timer);
+    const id = encodeURIComponent(this.eventId);
+    let ev;
+    try {
+      ev = await api(`/api/events/${id}`);
+    } catch (error) {
+      if (error.status === 404) {
+        fill(this.root, h("h1", { class: "events-title" }, "No such event"),
+          h("section", { class: "panel" }, h("p", {}, "This event does not exist, or it is a club's you are not a member of."),
+            h("a", { class: "btn", href: "/" }, "Lobby")));
+        return;
+      }
+      setText(this.error, error.message); // a network hiccup: try again shortly
+      this.timer = setTimeout(() => this.refresh(), SLOW_MS);
+      return;
+    }
+    if (this.gone) return;
+    setText(this.error, "");
+    this.event = ev;
+    await this.render(ev);
+    const soon = ev.state === "running" || (ev.state === "registering" && new Date(ev.starts_at).getTime() - Date.now() < 120000);
+    if (ev.state !== "finished") this.timer = setTimeout(() => this.refresh(), soon ? FAST_MS : SLOW_MS);
+  }
+
+  async render(ev) {
+    document.title = `${ev.name} \u2013 Hearts Online`;
+    setText(this.title, ev.name);
+    const games = await presets();
+    const game = games.find((p) => p.id === ev.preset);
+    const facts = [
+      ["Format", FORMAT_NAMES[ev.format] || ev.format],
+      ["Game", game ? game.label : `${ev.preset}, ${ev.table_size} at a table`],
+      ["Starts", localTime(ev.starts_at)],
+      ["Rounds", String(ev.rounds)],
+      ["Table points", ev.points_by_place.map((p) => String(p)).join(" / ") + " by place"],
+      ["Latecomers", `${Math.round(ev.grace_seconds / 60 * 10) / 10} min of grace`],
+      ["Players", String(ev.entries)],
+    ];
+    const factsKey = JSON.stringify(facts);
+    if (this.factsKey !== factsKey) {
+      this.factsKey = factsKey;
+      fill(this.facts, facts.map(([k, v]) => h("div", {}, h("dt", {}, k), h("dd", {}, v))));
+    }
+    setText(this.status, statusWords(ev));
+    this.renderSeat(ev);
+    this.renderActions(ev);
+    const key = `${ev.state}:${ev.current_round}:${ev.entries}:${ev.registered}`;
+    if (key !== this.standingsKey) {
+      this.standingsKey = key;
+      await this.loadStandings(false);
+    }
+  }
+
+  renderSeat(ev) {
+    const mine = ev.my_table;
+    let key = "none";
+    let parts = [];
+    if (mine && ev.state === "running") {
+      const ready = mine.table_id && !mine.table_id.startsWith("making:");
+      key = `${mine.round}:${ready ? mine.table_id : ""}:${mine.late}`;
+      if (ready) {
+        parts = [
+          h("p", {}, `Round ${mine.round}: you play at table ${mine.table_no + 1}.`,
+            mine.late ? " You came late: the computer plays this round for you, and you play from the next." : ""),
+          h("a", { class: "btn primary", id: "event-go", href: `/?table=${encodeURIComponent(mine.table_id)}` }, "Go to your table"),
+        ];
+      } else {
+        parts = [h("p", {}, `Round ${mine.round}: your table is being set up\u2026`)];
+      }
+    } else if (ev.registered && ev.state === "running") {
+      key = `wait:${ev.current_round}`;
+      parts = [h("p", { class: "hint" }, "You are not seated this round: wait for the next one.")];
+    }
+    if (key !== this.seatKey) {
+      this.seatKey = key;
+      fill(this.seat, parts);
+    }
+  }
+
+  renderActions(ev) {
+    const signedIn = !!session.player;
+    const key = `${signedIn}:${ev.state}:${ev.registered}`;
+    if (key === this.actionsKey) return;
+    this.actionsKey = key;
+    const buttons = [];
+    if (!signedIn) {
+      buttons.push(h("p", {}, "Sign in from the lobby to register."), h("a", { class: "btn", href: "/" }, "Lobby"));
+    } else if (ev.state === "registering" && !ev.registered) {
+      buttons.push(h("button", { type: "button", class: "btn primary", id: "event-register", onclick: () => this.act("register") }, "Register"));
+    } else if (ev.registered && ev.state !== "finished") {
+      if (ev.state === "registering") buttons.push(h("p", { class: "event-registered" }, "You are registered."));
+      buttons.push(h("button", { type: "button", class: "btn ghost", id: "event-withdraw", onclick: () => this.act("withdraw") },
+        ev.state === "registering" ? "Withdraw" : "Withdraw: leave the standings"));
+    }
+    if (ev.club_id) buttons.push(h("a", { class: "btn ghost", href: `/?club=${encodeURIComponent(ev.club_id)}` }, "The club"));
+    fill(this.actions, buttons);
+  }
+
+  async act(what) {
+    if (what === "withdraw" && this.event.state === "running" && !confirm("Leave the event? You leave its standings.")) return;
+    try {
+      await api(`/api/events/${encodeURIComponent(this.eventId)}/${what}`, { method: "POST", body: {} });
+      toast(what === "register" ? "You are registered." : "You have withdrawn.");
+    } catch (error) {
+      toast(error.message, "error");
+    }
+    await this.refresh();
+  }
+
+  /** The standings' first page again (more: the page after the last one shown). Before the
+   *  start they are the players registered, in no particular order of merit. */
+  async loadStandings(more) {
+    const id = encodeURIComponent(this.eventId);
+    const cursor = more && this.next ? `&cursor=${encodeURIComponent(this.next)}` : "";
+    let data;
+    try {
+      data = await api(`/api/events/${id}/standings?limit=${PAGE}${cursor}`);
+    } catch (error) {
+      toast(error.message, "error");
+      return;
+    }
+    if (this.gone) return;
+    this.lines = more ? this.lines.concat(data.lines) : data.lines;
+    this.next = data.next;
+    this.renderBoard();
+  }
+
+  renderBoard() {
+    const ev = this.event;
+    const me = session.player ? session.player.id : null;
+    const started = ev.state !== "registering";
+    const title = h("h2", { id: "event-board-title" }, started ? "Standings" : "Registered players");
+    let body;
+    if (!this.lines.length) {
+      body = h("p", { class: "hint" }, started ? "Nobody is left in the standings." : "Nobody has registered yet.");
+    } else if (!started) {
+      body = h("ul", { class: "event-players" }, this.lines.map((l) => h("li", { class: l.player_id === me ? "mine" : "" },
+        l.name, l.player_id === me ? " (you)" : "")));
+    } else {
+      body = h("div", { class: "table-scroll" }, h("table", { class: "event-standings" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Player"),
+          h("th", { scope: "col" }, "Table points"), h("th", { scope: "col" }, "Hearts points"), h("th", { scope: "col" }, "Rounds"))),
+        h("tbody", {}, this.lines.map((l) => h("tr", { class: l.player_id === me ? "mine" : "" },
+          h("td", {}, String(l.place)), h("th", { scope: "row" }, l.name, l.player_id === me ? " (you)" : ""),
+          h("td", {}, String(l.table_points)), h("td", {}, String(l.game_points)), h("td", {}, String(l.rounds)))))));
+    }
+    const more = this.next
+      ? h("button", { type: "button", class: "btn", id: "event-more", onclick: () => this.loadStandings(true) }, "Show more")
+      : null;
+    fill(this.board, title, body, more);
+  }
+}
+
+/** The club page's events section: the club's events to come and running, each a link, and
+ *  for an admin the form that schedules one. */
+export async function clubEvents(clubId, admin) {
+  loadEventsStyle();
+  let found = [];
+  try {
+    found = (await api(`/api/events?club=${encodeURIComponent(clubId)}`)).events;
+  } catch (error) {
+    toast(error.message, "error");
+  }
+  const rows = found.map((ev) => h("li", {},
+    h("a", { href: `/?event=${ev.id}` }, ev.name), " ",
+    h("span", { class: "hint" }, `${SHORT_FORMATS[ev.format] || ev.format}, ` +
+      `${ev.rounds} round${ev.rounds === 1 ? "" : "s"}, ${ev.state === "registering" ? `starts ${localTime(ev.starts_at)}` : statusWords(ev)}, ` +
+      `${ev.entries} registered`)));
+  const section = h("section", { class: "panel", "aria-labelledby": "club-events-title" },
+    h("h2", { id: "club-events-title" }, "Events"),
+    rows.length ? h("ul", { class: "club-events" }, rows) : h("p", { class: "hint" }, "No event to come."));
+  if (admin) section.append(await scheduleForm(clubId));
+  return section;
+}
+
+function pad(n) {
+  return String(n).padStart(2, "0");
+}
+
+/** A datetime-local input's value for a moment (the viewer's own time). */
+function localInput(date) {
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+async function scheduleForm(clubId) {
+  const games = await presets();
+  const inHour = new Date(Date.now() + 3600000);
+  inHour.setMinutes(0, 0, 0);
+  const field = (id, label, input, hint) => h("div", { class: "event-field" },
+    h("label", { for: id }, label), input, hint ? h("span", { class: "hint", id: `${id}-hint` }, hint) : null);
+  const name = h("input", { id: "event-name", maxlength: "40", autocomplete: "off" });
+  const starts = h("input", { type: "datetime-local", id: "event-start", value: localInput(inHour), "aria-describedby": "event-start-hint" });
+  const rounds = h("input", { type: "number", id: "event-rounds", min: "1", max: "12", value: "3", inputmode: "numeric" });
+  const format = h("select", { id: "event-format" },
+    Object.entries(FORMAT_NAMES).map(([value, label]) => h("option", { value }, label)));
+  const preset = h("select", { id: "event-preset" },
+    (games.length ? games : [{ id: "classic", label: "Hearts" }]).map((p) => h("option", { value: p.id }, p.label)));
+  const error = h("p", { class: "form-error", id: "event-error", role: "alert" });
+  const fields = { bad_name: name, bad_start: starts, bad_rounds: rounds, bad_format: format, bad_preset: preset };
+  const fail = (code, message) => {
+    for (const [c, el] of Object.entries(fields)) el.setAttribute("aria-invalid", c === code ? "true" : "false");
+    setText(error, message);
+    if (fields[code]) fields[code].focus();
+  };
+  const submit = async (event) => {
+    event.preventDefault();
+    if (!name.value.trim()) return fail("bad_name", "Give the event a name.");
+    const when = new Date(starts.value); // a datetime-local value is read in the viewer's time
+    if (!starts.value || Number.isNaN(when.getTime())) return fail("bad_start", "Give the start: a date and a time.");
+    if (when.getTime() < Date.now()) return fail("bad_start", "That time has passed: give a later start.");
+    const count = Number(rounds.value);
+    if (!Number.isInteger(count) || count < 1) return fail("bad_rounds", "Rounds: a whole number, 1 or more.");
+    fail(null, "");
+    button.disabled = true;
+    try {
+      const made = await api("/api/events", { method: "POST", body: {
+        name: name.value, starts_at: when.toISOString(), rounds: count, format: format.value, preset: preset.value,
+        club_id: Number(clubId),
+      } });
+      location.href = `/?event=${made.id}`;
+    } catch (err) {
+      fail(err.code, err.message.charAt(0).toUpperCase() + err.message.slice(1) + ".");
+      button.disabled = false;
+    }
+  };
+  const button = h("button", { class: "btn primary", id: "event-create" }, "Schedule the event");
+  return h("form", { class: "event-form", novalidate: true, onsubmit: submit, "aria-labelledby": "event-form-title" },
+    h("h3", { id: "event-form-title" }, "Schedule an event"),
+    field("event-name", "Name", name),
+    field("event-start", "Starts", starts, "In your own time; members see it in theirs."),
+    field("event-rounds", "Rounds", rounds),
+    field("event-format", "Format", format),
+    field("event-preset", "Game", preset),
+    error, button);
+}
