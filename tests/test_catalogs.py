@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from app import engine
 from app.i18n import CATALOG_DIR, DEFAULT, LANGUAGES, PLURAL_FORMS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +44,22 @@ def used_keys() -> set[str]:
     keys.update(f"card.rank.{rank}" for rank in RANKS)
     keys.update(f"card.suit.{suit}" for suit in SUITS)
     keys.update(f"rules.pass.{cycle}" for cycle in PASS_CYCLES)
+    keys.update(form_keys())
+    return keys
+
+
+def form_keys() -> set[str]:
+    """The create form's words (option_fields.js), built from what /api/presets sends: each
+    rule option's label and hint, each named choice, each preset and game."""
+    keys: set[str] = set()
+    for option in engine.describe_options():
+        name = option["name"]
+        keys.update((f"option.{name}", f"option.{name}.hint"))
+        choices = option.get("choices") if option["kind"] == "choice" else None
+        if isinstance(choices, list):
+            keys.update(f"option.{name}.{c}" for c in choices if isinstance(c, str))
+    keys.update(f"preset.{name}" for name in engine.PRESETS)
+    keys.update(f"game.{rules.game}" for rules in engine.PRESETS.values())
     return keys
 
 

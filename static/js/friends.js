@@ -2,22 +2,32 @@
 // click), requests, invitations to a seat (the page title says so, and a sound if chosen),
 // add a friend by account name or friend link, people played with recently, appear offline.
 // Fed by the lobby socket's friends / presence / invite / invite_gone messages
-// (docs/protocol.md "Friends"); changes go through /api/friends.
+// (docs/protocol.md "Friends"); changes go through /api/friends. Words: the catalog's friends.*
+// (i18n.js); the lobby draws the panel again on a change of language.
 
 import { ApiError, api, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
 import { onFriendMessage, tableName } from "./alerts.js";
+import { t, tNodes } from "./i18n.js";
 
 const AWAY_AFTER_MS = 60_000; // a hidden page counts as away after a minute
 const SOUND_KEY = "hearts.inviteSound";
 
-const STATE_WORDS = {
-  offline: "offline",
-  lobby: "in the lobby",
-  away: "away",
-  watching: "watching a table",
-  playing: "playing",
-};
+function stateWords(state) {
+  const words = {
+    offline: t("friends.offline"),
+    lobby: t("friends.in_lobby"),
+    away: t("friends.away"),
+    watching: t("friends.watching"),
+    playing: t("friends.playing"),
+  };
+  return words[state] || state;
+}
+
+/** What the server answered to a friend request, in words. */
+function requestDone(r) {
+  return r.status === "friends" ? t("alerts.now_friends", { name: r.player.name }) : t("friends.request_sent_to", { name: r.player.name });
+}
 
 export class FriendsPanel {
   constructor(send) {
@@ -107,76 +117,76 @@ export class FriendsPanel {
   render() {
     const invites = [...this.invites.values()];
     document.title = invites.length
-      ? `(${invites.length}) Invitation \u2013 Hearts Online`
+      ? t("friends.page_title", { count: invites.length })
       : this.baseTitle;
-    const parts = [h("h2", { id: "friends-title" }, "Friends")];
+    const parts = [h("h2", { id: "friends-title" }, t("friends.title"))];
     if (!session.player) {
-      parts.push(h("p", { class: "meta" }, "Sign in (a guest name is enough) to add friends."));
+      parts.push(h("p", { class: "meta" }, t("friends.sign_in")));
       fill(this.box, ...parts);
       return;
     }
     if (this.linkToken) parts.push(this.linkOffer());
     if (invites.length) {
-      parts.push(h("h3", {}, "Invitations"),
+      parts.push(h("h3", {}, t("friends.invitations")),
         h("ul", { class: "friend-list invites", "aria-live": "polite" },
           invites.map((i) => this.inviteItem(i))));
     }
     const data = this.data;
     if (!data) {
       // The same frame as with the lists, so that little moves when they come.
-      parts.push(h("p", { class: "meta" }, "Loading your friends\u2026"), this.addForm(), this.settings());
+      parts.push(h("p", { class: "meta" }, t("friends.loading")), this.addForm(), this.settings());
       fill(this.box, ...parts);
       return;
     }
     if (data.incoming.length) {
-      parts.push(h("h3", {}, "Friend requests"),
+      parts.push(h("h3", {}, t("friends.requests")),
         h("ul", { class: "friend-list" }, data.incoming.map((p) => h("li", {},
           h("span", { class: "friend-name" }, p.name),
-          h("button", { type: "button", class: "btn small", onclick: () => this.act(`/api/friends/requests/${p.id}/accept`) }, "Accept"),
-          h("button", { type: "button", class: "btn small ghost", onclick: () => this.act(`/api/friends/requests/${p.id}/decline`) }, "Decline")))));
+          h("button", { type: "button", class: "btn small", onclick: () => this.act(`/api/friends/requests/${p.id}/accept`) }, t("alerts.accept")),
+          h("button", { type: "button", class: "btn small ghost", onclick: () => this.act(`/api/friends/requests/${p.id}/decline`) }, t("alerts.decline"))))));
     }
     parts.push(data.friends.length
-      ? h("ul", { class: "friend-list", "aria-label": "Your friends" }, data.friends.map((f) => this.friendItem(f)))
-      : h("p", { class: "meta" }, "No friends yet: add one by account name, or share your friend link."));
+      ? h("ul", { class: "friend-list", "aria-label": t("friends.yours") }, data.friends.map((f) => this.friendItem(f)))
+      : h("p", { class: "meta" }, t("friends.none")));
     if (data.outgoing.length) {
-      parts.push(h("p", { class: "meta" }, "Waiting for an answer: ",
+      parts.push(h("p", { class: "meta" }, t("friends.waiting"), " ",
         data.outgoing.map((p) => h("span", { class: "waiting" }, p.name, " ",
-          h("button", { type: "button", class: "btn small ghost", onclick: () => this.act(`/api/friends/requests/${p.id}/cancel`) }, `Cancel request to ${p.name}`)))));
+          h("button", { type: "button", class: "btn small ghost", onclick: () => this.act(`/api/friends/requests/${p.id}/cancel`) }, t("friends.cancel", { name: p.name }))))));
     }
     parts.push(this.addForm());
     const recent = this.recent.filter((p) => !p.friend);
     if (recent.length) {
-      parts.push(h("h3", {}, "Played with recently"),
+      parts.push(h("h3", {}, t("friends.recent")),
         h("ul", { class: "friend-list" }, recent.map((p) => h("li", {},
           h("span", { class: "friend-name" }, p.name),
           p.requested
-            ? h("span", { class: "meta" }, "request sent")
+            ? h("span", { class: "meta" }, t("friends.request_sent"))
             : h("button", {
               type: "button", class: "btn small",
               onclick: () => this.act("/api/friends/requests", { player_id: p.id }, () => { p.requested = true; this.render(); }),
-            }, `Add ${p.name}`)))));
+            }, t("friends.add", { name: p.name }))))));
     }
     parts.push(this.settings());
     if (data.blocked.length) {
-      parts.push(h("details", {}, h("summary", {}, `Blocked (${data.blocked.length})`),
+      parts.push(h("details", {}, h("summary", {}, t("friends.blocked", { count: data.blocked.length })),
         h("ul", { class: "friend-list" }, data.blocked.map((p) => h("li", {},
           h("span", { class: "friend-name" }, p.name),
-          h("button", { type: "button", class: "btn small ghost", onclick: () => this.act(`/api/friends/blocks/${p.id}/remove`) }, `Unblock ${p.name}`))))));
+          h("button", { type: "button", class: "btn small ghost", onclick: () => this.act(`/api/friends/blocks/${p.id}/remove`) }, t("friends.unblock", { name: p.name })))))));
     }
     fill(this.box, ...parts);
   }
 
   inviteItem(invite) {
     return h("li", { class: "invite-item" },
-      h("span", {}, h("strong", {}, invite.from.name), ` invites you to a table: ${tableName(invite)}`),
+      h("span", {}, ...tNodes(t("alerts.invites_you"), { name: h("strong", {}, invite.from.name), table: tableName(invite) })),
       h("button", {
         type: "button", class: "btn small primary",
         onclick: () => this.act(`/api/friends/invites/${invite.id}/accept`, undefined, (r) => { location.href = r.path; }),
-      }, "Join"),
+      }, t("alerts.join")),
       h("button", {
         type: "button", class: "btn small ghost",
         onclick: () => this.act(`/api/friends/invites/${invite.id}/decline`, undefined, () => { this.invites.delete(invite.id); this.render(); }),
-      }, "Decline"));
+      }, t("alerts.decline")));
   }
 
   friendItem(friend) {
@@ -187,26 +197,26 @@ export class FriendsPanel {
       buttons.push(h("button", {
         type: "button", class: "btn small primary",
         onclick: () => this.act("/api/friends/join", { table_id: table.id }, (r) => { location.href = r.path; }),
-      }, `Join ${friend.name}`));
+      }, t("friends.join", { name: friend.name })));
     }
     if (table && table.watchable) {
-      buttons.push(h("a", { class: "btn small", href: `/?table=${encodeURIComponent(table.id)}` }, `Watch ${friend.name}`));
+      buttons.push(h("a", { class: "btn small", href: `/?table=${encodeURIComponent(table.id)}` }, t("friends.watch", { name: friend.name })));
     }
     return h("li", { class: `friend state-${presence.state}` },
       h("span", { class: "presence-dot", "aria-hidden": "true" }),
       h("span", { class: "friend-name" }, friend.name),
-      h("span", { class: "meta" }, STATE_WORDS[presence.state] || presence.state),
+      h("span", { class: "meta" }, stateWords(presence.state)),
       ...buttons,
       h("span", { class: "friend-actions" },
-        h("button", { type: "button", class: "btn small ghost", "aria-label": `Remove ${friend.name}`, onclick: () => this.act(`/api/friends/${friend.id}/remove`) }, "Remove"),
+        h("button", { type: "button", class: "btn small ghost", "aria-label": t("friends.remove_name", { name: friend.name }), onclick: () => this.act(`/api/friends/${friend.id}/remove`) }, t("friends.remove")),
         h("button", {
-          type: "button", class: "btn small ghost", "aria-label": `Block ${friend.name}`,
+          type: "button", class: "btn small ghost", "aria-label": t("friends.block_name", { name: friend.name }),
           onclick: () => {
-            if (confirm(`Block ${friend.name}? They can no longer send you requests, invite you, chat to you or see when you are online.`)) {
+            if (confirm(t("friends.block_confirm", { name: friend.name }))) {
               this.act("/api/friends/blocks", { player_id: friend.id });
             }
           },
-        }, "Block")));
+        }, t("friends.block"))));
   }
 
   addForm() {
@@ -221,39 +231,39 @@ export class FriendsPanel {
           if (!name) return;
           this.act("/api/friends/requests", { name }, (r) => {
             input.value = "";
-            toast(r.status === "friends" ? `You and ${r.player.name} are friends.` : `Request sent to ${r.player.name}.`);
+            toast(requestDone(r));
           });
         },
-      }, h("label", { for: "friend-name" }, "Add a friend by account name"), input,
-      h("button", { type: "submit", class: "btn small" }, "Send request")),
+      }, h("label", { for: "friend-name" }, t("friends.add_label")), input,
+      h("button", { type: "submit", class: "btn small" }, t("friends.send"))),
       h("button", {
         type: "button", class: "btn small ghost",
         onclick: async () => {
           try {
             const link = await api("/api/friends/link");
             const url = new URL(link.path, location.origin).href;
-            fill(linkBox, "Your friend link: ", h("input", { readonly: true, value: url, "aria-label": "Your friend link", onfocus: (e) => e.target.select() }));
-            if (navigator.clipboard) navigator.clipboard.writeText(url).then(() => toast("Friend link copied."), () => {});
+            fill(linkBox, t("friends.your_link"), " ", h("input", { readonly: true, value: url, "aria-label": t("friends.link_label"), onfocus: (e) => e.target.select() }));
+            if (navigator.clipboard) navigator.clipboard.writeText(url).then(() => toast(t("friends.link_copied")), () => {});
           } catch (error) {
             toast(error.message, "error");
           }
         },
-      }, "Share my friend link"),
+      }, t("friends.share_link")),
       linkBox);
   }
 
   linkOffer() {
     return h("div", { class: "friend-offer", role: "status" },
-      h("p", {}, "You opened someone's friend link."),
+      h("p", {}, t("friends.opened_link")),
       h("button", {
         type: "button", class: "btn small primary",
         onclick: () => this.act("/api/friends/requests", { link: this.linkToken }, (r) => {
           this.linkToken = null;
           history.replaceState(null, "", "/");
-          toast(r.status === "friends" ? `You and ${r.player.name} are friends.` : `Request sent to ${r.player.name}.`);
+          toast(requestDone(r));
           this.render();
         }),
-      }, "Send a friend request"));
+      }, t("friends.send_request")));
   }
 
   settings() {
@@ -266,7 +276,7 @@ export class FriendsPanel {
       onchange: () => localStorage.setItem(SOUND_KEY, sound.checked ? "1" : "0"),
     });
     return h("div", { class: "friend-settings" },
-      h("label", { class: "check" }, hidden, " Appear offline"),
-      h("label", { class: "check" }, sound, " Sound for invitations"));
+      h("label", { class: "check" }, hidden, " ", t("friends.appear_offline")),
+      h("label", { class: "check" }, sound, " ", t("friends.sound")));
   }
 }

@@ -1,10 +1,12 @@
 // The lobby: who you are, the live list of public tables, creating a table, invite links,
-// and your finished games (replays).
+// and your finished games (replays). Words: the catalog's lobby.* and create.* (i18n.js); the
+// page is drawn again on a change of language (app.js routes anew).
 
 import { api, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
-import { BOT_LABELS, GAME_LABELS, botLabel, relativeSeat } from "./labels.js";
-import { chosenOptions, optionApplies, optionField } from "./option_fields.js";
+import { formatDateTime, plural, t } from "./i18n.js";
+import { GAME_LABELS } from "./labels.js";
+import { botWords, chosenOptions, gameLabel, optionApplies, optionField, presetLabel, seatWords } from "./option_fields.js";
 import { LiveSocket } from "./socket.js";
 import { prefs, setPref } from "./prefs.js";
 import { rulesLines } from "./rules_words.js";
@@ -20,18 +22,18 @@ function playerId() {
 // Tables the lobby asks for at a time (the server caps a page at 50).
 const LOBBY_PAGE = 20;
 
-const TIMERS = [
-  [0, "No timer"],
-  [15, "15 seconds a turn"],
-  [30, "30 seconds a turn"],
-  [60, "1 minute a turn"],
-  [120, "2 minutes a turn"],
+const TIMERS = [0, 15, 30, 60, 120, "turn:3600", "turn:43200", "turn:86400", "turn:259200"];
+
+/** A pace of the create form in words: "30 seconds a turn", "Turn-based: 1 day a move". */
+function timerLabel(value) {
+  if (value === 0) return t("create.no_timer");
+  if (typeof value === "number") {
+    return value < 60 ? plural("create.seconds_turn", value) : plural("create.minutes_turn", value / 60);
+  }
   // Turn-based tables (docs/turn-based.md): a game over days, each move with its clock.
-  ["turn:3600", "Turn-based: 1 hour a move"],
-  ["turn:43200", "Turn-based: 12 hours a move"],
-  ["turn:86400", "Turn-based: 1 day a move"],
-  ["turn:259200", "Turn-based: 3 days a move"],
-];
+  const hours = Number(value.slice(5)) / 3600;
+  return hours < 24 ? plural("create.hours_move", hours) : plural("create.days_move", hours / 24);
+}
 
 
 export function mountLobby(root) {
@@ -82,7 +84,7 @@ class Lobby {
   }
 
   start() {
-    document.title = "Lobby \u2013 Hearts Online";
+    document.title = t("lobby.title");
     this.identityBox = h("section", { class: "panel identity", "aria-labelledby": "id-title" });
     this.tablesBox = h("section", { class: "panel tables", "aria-labelledby": "tables-title" });
     this.createBox = h("section", { class: "panel create", "aria-labelledby": "create-title" });
@@ -103,7 +105,7 @@ class Lobby {
     if (this.destroyed) return;
     fill(
       this.root,
-      h("h1", { class: "sr-only" }, "Hearts Online: the lobby"),
+      h("h1", { class: "sr-only" }, t("lobby.heading")),
       this.layoutBox = h("div", { class: "lobby" }),
     );
     this.arrange();
@@ -113,7 +115,7 @@ class Lobby {
     this.renderTablesFrame();
     this.renderInvite();
     if (this.presets.length) this.renderCreate();
-    else fill(this.createBox, h("h2", { id: "create-title" }, "Create a table"), h("p", { class: "form-error" }, `The options could not be loaded: ${this.presetError || "no answer"}. Reload to try again.`));
+    else fill(this.createBox, h("h2", { id: "create-title" }, t("create.title")), h("p", { class: "form-error" }, t("create.not_loaded", { error: this.presetError || t("create.no_answer") })));
   }
 
   destroy() {
@@ -132,26 +134,26 @@ class Lobby {
     // The server filters and pages the lobby (docs/protocol.md, /ws/lobby): a filter change
     // asks it for the first page of the new filter; "More tables" for the next one.
     this.filterGame = h("select", { id: "filter-game", onchange: () => this.changeFilter() },
-      h("option", { value: "" }, "All games"),
-      Object.entries(GAME_LABELS).map(([game, label]) => h("option", { value: game }, label)));
+      h("option", { value: "" }, t("lobby.all_games")),
+      Object.keys(GAME_LABELS).map((game) => h("option", { value: game }, gameLabel(game))));
     // Live tables (everyone at the table now) or turn-based ones (a move a day or so).
     this.filterPace = h("select", { id: "filter-pace", onchange: () => this.changeFilter() },
-      h("option", { value: "" }, "Live and turn-based"),
-      h("option", { value: "live" }, "Live only"),
-      h("option", { value: "turn" }, "Turn-based only"));
+      h("option", { value: "" }, t("lobby.live_and_turn")),
+      h("option", { value: "live" }, t("lobby.live_only")),
+      h("option", { value: "turn" }, t("lobby.turn_only")));
     this.filterOpen = h("input", { type: "checkbox", id: "filter-open", onchange: () => this.changeFilter() });
-    this.tableCount = h("p", { class: "meta table-count", id: "table-count", "aria-live": "polite" }, "Loading the tables\u2026");
+    this.tableCount = h("p", { class: "meta table-count", id: "table-count", "aria-live": "polite" }, t("lobby.loading"));
     this.tableList = h("ul", { class: "table-list", "aria-live": "polite", "aria-relevant": "additions removals", "aria-describedby": "table-count" });
     this.moreButton = h("button", {
       type: "button", class: "btn small", id: "tables-more", onclick: () => this.moreTables(),
-    }, "More tables");
+    }, t("lobby.more"));
     fill(
       this.tablesBox,
-      h("h2", { id: "tables-title" }, "Public tables"),
+      h("h2", { id: "tables-title" }, t("lobby.public_tables")),
       h("div", { class: "filters row" },
-        h("label", { for: "filter-game" }, "Show"), this.filterGame,
-        h("label", { for: "filter-pace", class: "sr-only" }, "Pace"), this.filterPace,
-        h("label", { class: "check" }, this.filterOpen, " Only tables with a free seat")),
+        h("label", { for: "filter-game" }, t("lobby.show")), this.filterGame,
+        h("label", { for: "filter-pace", class: "sr-only" }, t("lobby.pace")), this.filterPace,
+        h("label", { class: "check" }, this.filterOpen, " ", t("lobby.free_only"))),
       this.tableCount,
       // A box of fixed height: the list never pushes the panels below it around.
       h("div", { class: "table-scroll" }, this.tableList),
@@ -192,12 +194,12 @@ class Lobby {
     this.socket = new LiveSocket(this.lobbyPath(), {
       onMessage: (msg) => {
         if (msg.type === "lobby") {
-          this.tables = new Map(msg.tables.map((t) => [t.id, t]));
+          this.tables = new Map(msg.tables.map((table) => [table.id, table]));
         } else if (msg.type === "lobby_update") {
-          for (const t of msg.tables || []) this.tables.set(t.id, t);
+          for (const table of msg.tables || []) this.tables.set(table.id, table);
           for (const id of msg.removed || []) this.tables.delete(id);
         } else if (msg.type === "error" && msg.code === "lobby_list_full") {
-          toast("That is as many tables as the list shows: choose a game or free seats to see others.", "error");
+          toast(t("lobby.list_full"), "error");
           this.hasMore = false;
           this.renderMore();
           return;
@@ -212,10 +214,10 @@ class Lobby {
       // The server closed the lobby socket for good (a limit, docs/protocol.md): say why.
       onFinal: (code, error) => {
         const words = {
-          too_many_sockets: "The live list is off: too many connections from you or your network (other tabs of this site, or many new ones within a minute). Close some tabs, wait a minute, then reload.",
-          policy: "The live list is off: too many messages were sent too fast. Reload to go on.",
-          forbidden: "The live list is off: this page's address is not one the server accepts.",
-        }[code] || (error && error.message) || "The live list is off. Reload to try again.";
+          too_many_sockets: t("lobby.off_sockets"),
+          policy: t("lobby.off_policy"),
+          forbidden: t("lobby.off_forbidden"),
+        }[code] || (error && error.message) || t("lobby.off");
         if (this.tableCount) {
           this.tableCount.textContent = words;
           this.tableCount.classList.add("form-error");
@@ -239,49 +241,51 @@ class Lobby {
     if (!this.tableList) return;
     this.renderMore();
     if (this.total === null) {
-      this.tableCount.textContent = "Loading the tables\u2026";
+      this.tableCount.textContent = t("lobby.loading");
       return;
     }
     const rows = [...this.tables.values()]
       .sort((a, b) => (b.created_ms || 0) - (a.created_ms || 0) || (a.id < b.id ? -1 : 1));
     const filtered = Boolean(this.filterGame.value || this.filterPace.value || this.filterOpen.checked);
     this.tableCount.textContent = !this.total ? ""
-      : rows.length >= this.total ? `${this.total} ${this.total === 1 ? "table" : "tables"}`
-        : `The newest ${rows.length} of ${this.total} tables`;
+      : rows.length >= this.total ? plural("lobby.tables", this.total)
+        : plural("lobby.newest", this.total, { shown: rows.length });
     if (!rows.length) {
-      fill(this.tableList, h("li", { class: "empty" }, filtered ? "No table matches these filters." : "No public table yet: create one!"));
+      fill(this.tableList, h("li", { class: "empty" }, filtered ? t("lobby.no_match") : t("lobby.none")));
       return;
     }
-    fill(this.tableList, rows.map((t) => this.tableRow(t)));
+    fill(this.tableList, rows.map((table) => this.tableRow(table)));
   }
 
-  tableRow(t) {
-    const info = this.presetInfo(t.preset);
-    const status = t.status === "waiting" ? "Waiting for players"
-      : t.status === "playing" ? `Playing${t.game_no > 1 ? `, game ${t.game_no}` : ""}` : "Game over";
-    const seats = (t.seats || []).map((s) => {
+  tableRow(table) {
+    const info = this.presetInfo(table.preset);
+    const status = table.status === "waiting" ? t("lobby.waiting")
+      : table.status === "playing" ? (table.game_no > 1 ? t("lobby.playing_game", { game: table.game_no }) : t("lobby.playing"))
+        : t("lobby.over");
+    const seats = (table.seats || []).map((s) => {
       let text;
-      if (s.kind === "open") text = "free seat";
-      else if (s.kind === "bot") text = `Computer (${botLabel(s.level)})`;
-      else text = s.name || "Player";
-      return h("li", { class: `seat-chip ${s.kind}` }, text, s.away ? " \u00b7 away" : "");
+      if (s.kind === "open") text = t("lobby.free_seat");
+      else if (s.kind === "bot") text = t("lobby.computer", { level: botWords(s.level) });
+      else text = s.name || t("lobby.player");
+      return h("li", { class: `seat-chip ${s.kind}` }, text, s.away ? ` \u00b7 ${t("lobby.away")}` : "");
     });
-    const canSit = t.open_seats > 0 && t.status !== "over";
-    const title = (info && info.label) || t.preset;
-    return h("li", { class: "table-row", "data-table": t.id },
+    const canSit = table.open_seats > 0 && table.status !== "over";
+    const title = info ? presetLabel(info) : table.preset;
+    const watching = table.spectators ? ` \u00b7 ${plural("lobby.watching", table.spectators)}` : "";
+    return h("li", { class: "table-row", "data-table": table.id },
       h("div", { class: "table-row-main" },
         h("strong", {}, title),
-        h("span", { class: "meta" }, ` \u00b7 ${status} \u00b7 ${paceText(t)}${t.spectators ? ` \u00b7 ${t.spectators} watching` : ""}`),
-        h("ul", { class: "seat-chips", "aria-label": "Seats" }, seats)),
+        h("span", { class: "meta" }, ` \u00b7 ${status} \u00b7 ${paceText(table)}${watching}`),
+        h("ul", { class: "seat-chips", "aria-label": t("lobby.seats") }, seats)),
       h("div", { class: "table-row-actions" },
         canSit ? h("a", {
-          class: "btn primary small", href: `/?table=${encodeURIComponent(t.id)}&sit=1`,
-          "aria-label": `Sit down at ${title}`,
+          class: "btn primary small", href: `/?table=${encodeURIComponent(table.id)}&sit=1`,
+          "aria-label": t("lobby.sit_at", { table: title }),
           onclick: (event) => {
             if (!this.requireName()) event.preventDefault();
           },
-        }, "Sit down") : null,
-        h("a", { class: "btn small", href: `/?table=${encodeURIComponent(t.id)}`, "aria-label": `Watch ${title}` }, "Watch")));
+        }, t("lobby.sit")) : null,
+        h("a", { class: "btn small", href: `/?table=${encodeURIComponent(table.id)}`, "aria-label": t("lobby.watch_table", { table: title }) }, t("lobby.watch"))));
   }
 
   // -- invite links --------------------------------------------------------------------------
@@ -291,7 +295,7 @@ class Lobby {
     const error = h("p", { class: "form-error", role: "alert" });
     fill(
       this.inviteBox,
-      h("h2", { id: "invite-title" }, "Join by invite link"),
+      h("h2", { id: "invite-title" }, t("lobby.invite_title")),
       h("form", {
         onsubmit: (event) => {
           event.preventDefault();
@@ -304,15 +308,15 @@ class Lobby {
           }
           const table = url && url.searchParams.get("table");
           if (!table) {
-            error.textContent = "That does not look like an invite link (it has ?table=\u2026 in it).";
+            error.textContent = t("lobby.not_invite");
             return;
           }
           const invite = url.searchParams.get("invite");
           location.href = `/?table=${encodeURIComponent(table)}${invite ? `&invite=${encodeURIComponent(invite)}` : ""}`;
         },
       },
-      h("label", { for: "invite-link" }, "Paste the link a friend sent you"),
-      h("div", { class: "row" }, input, h("button", { type: "submit", class: "btn" }, "Open"))),
+      h("label", { for: "invite-link" }, t("lobby.paste_link")),
+      h("div", { class: "row" }, input, h("button", { type: "submit", class: "btn" }, t("lobby.open")))),
       error,
     );
   }
@@ -337,8 +341,8 @@ class Lobby {
       (groups[p.game] ||= []).push(p);
     }
     for (const [game, presets] of Object.entries(groups)) {
-      presetSelect.appendChild(h("optgroup", { label: GAME_LABELS[game] || game },
-        presets.map((p) => h("option", { value: p.id }, p.label))));
+      presetSelect.appendChild(h("optgroup", { label: gameLabel(game) },
+        presets.map((p) => h("option", { value: p.id }, presetLabel(p)))));
     }
     // The last table's choices (prefs.lastCreate), else the defaults.
     const last = prefs.lastCreate || {};
@@ -347,19 +351,20 @@ class Lobby {
     this.optionsBox = h("fieldset", { class: "options" });
     this.seatsBox = h("fieldset", { class: "seats-choice" });
     const visibility = h("fieldset", { class: "visibility" },
-      h("legend", {}, "Who can find the table"),
+      h("legend", {}, t("create.who_finds")),
       h("label", { class: "check" }, h("input", { type: "radio", name: "visibility", value: "public", checked: !last.private }),
-        " Public: listed in the lobby, anyone may sit or watch"),
+        " ", t("create.public")),
       h("label", { class: "check" }, h("input", { type: "radio", name: "visibility", value: "private", checked: !!last.private }),
-        " Private: only people with the invite link"),
+        " ", t("create.private")),
       // docs/persistence.md "Rated tables": the server refuses guests and newcomers by code
       h("label", { class: "check" }, h("input", { type: "checkbox", id: "create-rated", name: "rated" }),
-        " Rated: registered players with enough finished games; no hints; leaving costs the rating"),
+        " ", t("create.rated")),
       // docs/review.md "Hints at the table": a casual table only (the server refuses it rated)
       h("label", { class: "check" }, h("input", { type: "checkbox", id: "create-hints", name: "hints" }),
-        " Hints: players may ask the computer for a suggestion (the game is then not rated)"));
+        " ", t("create.hints")));
+    const chosenTimer = TIMERS.includes(last.timer) ? last.timer : 30;
     const timer = h("select", { id: "create-timer", name: "timer" },
-      TIMERS.map(([value, label]) => h("option", { value: String(value), selected: value === (TIMERS.some(([v]) => v === last.timer) ? last.timer : 30) }, label)));
+      TIMERS.map((value) => h("option", { value: String(value), selected: value === chosenTimer }, timerLabel(value))));
     const autoStart = h("input", { type: "checkbox", id: "create-autostart", checked: last.autoStart !== false });
     const error = h("p", { class: "form-error", role: "alert", id: "create-error" });
     const form = h("form", {
@@ -369,17 +374,17 @@ class Lobby {
         this.createTable(form, error);
       },
     },
-    h("label", { for: "create-preset" }, "Game to play"), presetSelect,
+    h("label", { for: "create-preset" }, t("create.game")), presetSelect,
     h("div", { class: "hint", id: "preset-summary" }),
     this.seatsBox,
     visibility,
-    h("label", { for: "create-timer" }, "Pace: a turn timer, or turn-based over days (when the time runs out, the computer plays for you)"), timer,
-    h("details", { class: "more-options" }, h("summary", {}, "Rules options"), this.optionsBox),
-    h("label", { class: "check" }, autoStart, " Start the game as soon as every seat is filled"),
-    h("div", { class: "row end" }, h("button", { type: "submit", class: "btn primary", id: "create-go" }, "Create table")),
+    h("label", { for: "create-timer" }, t("create.pace")), timer,
+    h("details", { class: "more-options" }, h("summary", {}, t("create.rules_options")), this.optionsBox),
+    h("label", { class: "check" }, autoStart, " ", t("create.auto_start")),
+    h("div", { class: "row end" }, h("button", { type: "submit", class: "btn primary", id: "create-go" }, t("create.go"))),
     error);
     presetSelect.addEventListener("change", () => this.renderPresetOptions(presetSelect.value));
-    fill(this.createBox, h("h2", { id: "create-title" }, "Create a table"), form);
+    fill(this.createBox, h("h2", { id: "create-title" }, t("create.title")), form);
     this.renderPresetOptions(presetSelect.value);
   }
 
@@ -398,8 +403,8 @@ class Lobby {
     // What the game is, in a few lines (rules_words.js; the table's Rules button says the same).
     const [first, ...rest] = rulesLines(preset.game, base);
     fill(document.getElementById("preset-summary"), first,
-      rest.length ? h("details", { class: "preset-rules" }, h("summary", {}, "How it is played"), rest.map((line) => h("p", {}, line))) : "");
-    const fields = [h("legend", {}, "Rules")];
+      rest.length ? h("details", { class: "preset-rules" }, h("summary", {}, t("create.how_played")), rest.map((line) => h("p", {}, line))) : "");
+    const fields = [h("legend", {}, t("create.rules"))];
     for (const option of this.options) {
       if (!option.games.includes(preset.game)) continue;
       fields.push(optionField(this, option, preset));
@@ -460,16 +465,16 @@ class Lobby {
 
   renderSeatChoices() {
     const n = this.seatCount();
-    const rows = [h("legend", {}, "Seats")];
-    rows.push(h("p", { class: "seat-line" }, h("strong", {}, "Seat 1"), ": you"));
+    const rows = [h("legend", {}, t("lobby.seats"))];
+    rows.push(h("p", { class: "seat-line" }, h("strong", {}, t("create.seat", { seat: 1 })), t("create.seat_you")));
     const wanted = (prefs.lastCreate && prefs.lastCreate.seats) || {}; // the last table's seats
     for (let seat = 1; seat < n; seat++) {
       const id = `seat-${seat}`;
       rows.push(h("div", { class: "row seat-line" },
-        h("label", { for: id }, `Seat ${seat + 1} (${relativeSeat(0, seat, n)})`),
+        h("label", { for: id }, t("create.seat_where", { seat: seat + 1, where: seatWords(seat, n) })),
         h("select", { id, "data-seat": String(seat) },
-          h("option", { value: "open", selected: wanted[seat] === "open" }, "Open for a person"),
-          this.botLevels.map((level) => h("option", { value: level, selected: level === (this.botLevels.includes(wanted[seat]) ? wanted[seat] : "standard") }, `Computer: ${BOT_LABELS[level] || botLabel(level)}`)))));
+          h("option", { value: "open", selected: wanted[seat] === "open" }, t("create.open_seat")),
+          this.botLevels.map((level) => h("option", { value: level, selected: level === (this.botLevels.includes(wanted[seat]) ? wanted[seat] : "standard") }, t("create.computer", { level: botWords(level) }))))));
     }
     fill(this.seatsBox, rows);
   }
@@ -532,14 +537,15 @@ class Lobby {
     this.gamesBox.hidden = false;
     fill(
       this.gamesBox,
-      h("h2", { id: "games-title" }, "Your finished games"),
+      h("h2", { id: "games-title" }, t("lobby.finished_games")),
       h("ul", { class: "game-list" }, games.map((g) => {
         const info = this.presetInfo(g.variant);
-        const when = g.ended_at ? new Date(g.ended_at).toLocaleString() : "";
-        const names = g.seats.map((s) => s.name || (s.bot_level ? `Computer (${botLabel(s.bot_level)})` : "Player")).join(", ");
+        const when = g.ended_at ? formatDateTime(g.ended_at) : "";
+        const names = g.seats.map((s) => s.name || (s.bot_level ? t("lobby.computer", { level: botWords(s.bot_level) }) : t("lobby.player"))).join(", ");
+        const status = g.status === "finished" ? t("lobby.finished") : g.status === "abandoned" ? t("lobby.abandoned") : g.status;
         return h("li", {},
-          h("a", { href: `/?replay=${g.id}` }, `${(info && info.label) || g.variant}`),
-          h("span", { class: "meta" }, ` \u00b7 ${g.status === "finished" ? "finished" : g.status} \u00b7 ${when} \u00b7 ${names}`));
+          h("a", { href: `/?replay=${g.id}` }, info ? presetLabel(info) : g.variant),
+          h("span", { class: "meta" }, ` \u00b7 ${status} \u00b7 ${when} \u00b7 ${names}`));
       })),
     );
   }

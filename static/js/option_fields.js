@@ -1,14 +1,64 @@
 // The create-table form's field for one rule option, built from what /api/presets says of it
 // (its kind, choices, bounds, label): the value lives in lobby.values, and changing the number
 // of players updates the options whose defaults follow it (lobby.js renders the form).
+// Words: the catalog's option.<name> (label), option.<name>.hint and option.<name>.<value>,
+// preset.<id>, game.<game> (keys built from what /api/presets sends: tests/test_catalogs.py
+// lists them from the engine), else the server's or labels.js's English.
 
 import { h } from "./dom.js";
-import { DUMMY_PASSING_LABELS, OPTION_HELP, valueLabel } from "./labels.js";
+import { faceWords, has, plural, t } from "./i18n.js";
+import { BOT_LABELS, GAME_LABELS, OPTION_HELP, botLabel, valueLabel } from "./labels.js";
+
+function catalogOr(key, fallback) {
+  return has(key) ? t(key) : fallback;
+}
+
+/** A rule option's label, hint and a value's name in the page's language. */
+export function optionLabel(option) {
+  return catalogOr(`option.${option.name}`, option.label);
+}
+
+function optionHint(name) {
+  return catalogOr(`option.${name}.hint`, OPTION_HELP[name]);
+}
+
+function choiceLabel(option, value, preset) {
+  if (option.name === "players") return plural("create.players", value);
+  if (option.name === "passing" && preset.game === "dummy" && value === "lr") return t("create.dummy_pass");
+  return catalogOr(`option.${option.name}.${value}`, valueLabel(option.name, value));
+}
+
+/** A preset's name ("Hearts, 4 players") and a game's ("Hearts (3, 4 or 5 players)"). */
+export function presetLabel(preset) {
+  return catalogOr(`preset.${preset.id}`, preset.label);
+}
+
+export function gameLabel(game) {
+  return catalogOr(`game.${game}`, GAME_LABELS[game] || game);
+}
+
+/** A computer player's level in words ("Standard"). */
+export function botWords(level) {
+  const words = { easy: t("bot.easy"), standard: t("bot.standard"), pro: t("bot.pro"), expert: t("bot.expert") };
+  return words[level] || BOT_LABELS[level] || botLabel(level);
+}
+
+/** Where seat `other` sits seen from seat 0 of `n`: "on your left", "across"... */
+export function seatWords(other, n) {
+  const d = ((other % n) + n) % n;
+  if (d === 0) return t("seat.you");
+  if (n === 2) return t("seat.opposite");
+  if (d === 1) return t("seat.left");
+  if (d === n - 1) return t("seat.right");
+  if (n === 4 && d === 2) return t("seat.across");
+  return d === 2 ? t("seat.second_left") : t("seat.second_right");
+}
 
 export function optionField(lobby, option, preset) {
   const id = `opt-${option.name}`;
   const value = lobby.values[option.name];
-  const help = OPTION_HELP[option.name];
+  const help = optionHint(option.name);
+  const label = optionLabel(option);
   const wrap = h("div", { class: "option", "data-option": option.name });
   const helpEl = help ? h("span", { class: "hint", id: `${id}-help` }, help) : null;
   const describedBy = help ? `${id}-help` : undefined;
@@ -19,7 +69,7 @@ export function optionField(lobby, option, preset) {
         lobby.values[option.name] = input.checked;
       },
     });
-    wrap.append(h("label", { class: "check", for: id }, input, " ", option.label), helpEl || "");
+    wrap.append(h("label", { class: "check", for: id }, input, " ", label), helpEl || "");
     return wrap;
   }
   if (option.kind === "choice") {
@@ -47,9 +97,8 @@ export function optionField(lobby, option, preset) {
     },
     choices.map((c) => h("option", {
       value: String(c), selected: c === value,
-    }, option.name === "passing" && preset.game === "dummy" ? DUMMY_PASSING_LABELS[c] || c
-      : option.name === "players" ? `${c} players` : valueLabel(option.name, c))));
-    wrap.append(h("label", { for: id }, option.label), select, helpEl || "");
+    }, choiceLabel(option, c, preset))));
+    wrap.append(h("label", { for: id }, label), select, helpEl || "");
     return wrap;
   }
   if (option.kind === "int") {
@@ -61,7 +110,7 @@ export function optionField(lobby, option, preset) {
         lobby.values[option.name] = Number(input.value);
       },
     });
-    wrap.append(h("label", { for: id }, option.label), input, helpEl || "");
+    wrap.append(h("label", { for: id }, label), input, helpEl || "");
     return wrap;
   }
   if (option.kind === "set") {
@@ -77,7 +126,7 @@ export function optionField(lobby, option, preset) {
       });
       return h("label", { class: "check inline" }, box, " ", cardWords(card));
     });
-    wrap.append(h("fieldset", { class: "inline-set", "aria-describedby": describedBy }, h("legend", {}, option.label), boxes), helpEl || "");
+    wrap.append(h("fieldset", { class: "inline-set", "aria-describedby": describedBy }, h("legend", {}, label), boxes), helpEl || "");
     return wrap;
   }
   if (option.kind === "card_values") {
@@ -86,7 +135,7 @@ export function optionField(lobby, option, preset) {
       const amount = h("input", {
         type: "number", min: String(option.min), max: String(option.max),
         value: String(values[card] || Math.min(Math.max(10, option.min), option.max)), inputmode: "numeric",
-        "aria-label": `Points for the ${cardWords(card)}`,
+        "aria-label": t("create.points_for", { card: cardWords(card) }),
         onchange: () => {
           if (box.checked) values[card] = Number(amount.value);
           lobby.values[option.name] = { ...values };
@@ -100,18 +149,16 @@ export function optionField(lobby, option, preset) {
           lobby.values[option.name] = { ...values };
         },
       });
-      return h("div", { class: "row" }, h("label", { class: "check inline" }, box, " ", cardWords(card), " scores"), amount);
+      return h("div", { class: "row" }, h("label", { class: "check inline" }, box, " ", t("create.card_scores", { card: cardWords(card) })), amount);
     });
-    wrap.append(h("fieldset", { class: "inline-set", "aria-describedby": describedBy }, h("legend", {}, option.label), rows), helpEl || "");
+    wrap.append(h("fieldset", { class: "inline-set", "aria-describedby": describedBy }, h("legend", {}, label), rows), helpEl || "");
     return wrap;
   }
   return wrap;
 }
 
 function cardWords(code) {
-  const ranks = { A: "ace", K: "king", Q: "queen", J: "jack", T: "ten" };
-  const suits = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-  return `${ranks[code[0]] || code[0]} of ${suits[code[1]]}`;
+  return faceWords(code[0], code[1]);
 }
 
 /** Whether an option counts with these values (its only_with conditions hold). */
