@@ -1,23 +1,31 @@
 // Notifications on the page (docs/notifications.md): the service worker, this device's Web
 // Push subscription, the player's choices per kind (push, e-mail), their e-mail address, and
-// the links e-mails bring back (?email=verified, ?reset=TOKEN for a new password).
+// the links e-mails bring back (?email=verified, ?reset=TOKEN for a new password). Words: the
+// catalog's notifications.* (i18n.js); the section is drawn again on a change of language.
 
 import { api, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
+import { t } from "./i18n.js";
 
-const KIND_WORDS = {
-  your_turn: "Your turn",
-  time_almost_up: "Time almost up",
-  game_over: "Game over",
-  invitation: "Invitations",
-  friend_request: "Friend requests",
-};
+function kindWords(kind) {
+  const words = {
+    your_turn: t("notifications.your_turn"),
+    time_almost_up: t("notifications.time_almost_up"),
+    game_over: t("notifications.game_over"),
+    invitation: t("notifications.invitation"),
+    friend_request: t("notifications.friend_request"),
+  };
+  return words[kind] || kind;
+}
 
-const EMAIL_WORDS = {
-  verified: "Your e-mail address is confirmed.",
-  token_expired: "That link has expired: set your address again for a new one.",
-  bad_token: "That link does not work.",
-};
+function emailWords(code) {
+  const words = {
+    verified: t("notifications.verified"),
+    token_expired: t("notifications.token_expired"),
+    bad_token: t("notifications.bad_token"),
+  };
+  return words[code];
+}
 
 function pushSupported() {
   return "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
@@ -36,9 +44,9 @@ function keyBytes(base64url) {
 
 /** Ask for permission, subscribe this device and hand the subscription to the server. */
 export async function enablePush() {
-  if (!pushSupported()) throw new Error("This browser cannot show notifications from the site.");
+  if (!pushSupported()) throw new Error(t("notifications.unsupported"));
   const permission = await Notification.requestPermission();
-  if (permission !== "granted") throw new Error("Notifications are blocked for this site in the browser.");
+  if (permission !== "granted") throw new Error(t("notifications.blocked"));
   const registration = await navigator.serviceWorker.ready;
   const { public_key: key } = await api("/api/notify/push/key");
   let subscription = await registration.pushManager.getSubscription();
@@ -84,7 +92,7 @@ function choicesTable(settings) {
       type: "checkbox",
       checked: !!choice[channel],
       disabled,
-      "aria-label": `${KIND_WORDS[kind] || kind}: ${channel === "push" ? "push" : "e-mail"}`,
+      "aria-label": channel === "push" ? t("notifications.push_of", { kind: kindWords(kind) }) : t("notifications.email_of", { kind: kindWords(kind) }),
       onchange: async (event) => {
         const on = event.target.checked;
         try {
@@ -97,55 +105,55 @@ function choicesTable(settings) {
       },
     });
     return h("tr", null,
-      h("th", { scope: "row" }, KIND_WORDS[kind] || kind),
+      h("th", { scope: "row" }, kindWords(kind)),
       h("td", null, h("label", { class: "notify-box" }, box("push", false))),
       h("td", null, h("label", { class: "notify-box" }, box("email", !settings.email_allowed))));
   });
   return h("table", { class: "notify-choices" },
-    h("thead", null, h("tr", null, h("th", { scope: "col" }, "Tell me about"),
-      h("th", { scope: "col" }, "Push"), h("th", { scope: "col" }, "E-mail"))),
+    h("thead", null, h("tr", null, h("th", { scope: "col" }, t("notifications.tell_me")),
+      h("th", { scope: "col" }, t("notifications.push")), h("th", { scope: "col" }, t("notifications.email")))),
     h("tbody", null, rows));
 }
 
 function emailForm(settings, refresh) {
   if (!settings.email_allowed) {
-    return h("p", { class: "hint" }, "E-mails are for accounts: register to get them and to recover a password.");
+    return h("p", { class: "hint" }, t("notifications.email_accounts"));
   }
   const input = h("input", {
     type: "email", id: "notify-email", autocomplete: "email", maxlength: "254",
     value: settings.email ? settings.email.address : "",
   });
   const state = settings.email
-    ? (settings.email.verified ? "Confirmed." : "Waiting for you to open the link we sent.")
-    : "No address yet.";
+    ? (settings.email.verified ? t("notifications.confirmed") : t("notifications.unconfirmed"))
+    : t("notifications.no_address");
   return h("form", {
     class: "notify-email",
     onsubmit: async (event) => {
       event.preventDefault();
       try {
         await api("/api/account/email", { method: "PUT", body: { address: input.value.trim() } });
-        toast("We sent a link to that address: open it to confirm.");
+        toast(t("notifications.link_sent"));
         refresh();
       } catch (error) {
         toast(error.message, "error");
       }
     },
   },
-  h("label", { for: "notify-email" }, "E-mail address"),
-  h("div", { class: "row" }, input, h("button", { class: "btn", type: "submit" }, "Save")),
+  h("label", { for: "notify-email" }, t("notifications.address")),
+  h("div", { class: "row" }, input, h("button", { class: "btn", type: "submit" }, t("notifications.save"))),
   h("p", { class: "hint", id: "notify-email-state" }, state));
 }
 
 async function renderSection(section) {
   if (!session.player) {
-    fill(section, h("h3", null, "Notifications"), forgotForm());
+    fill(section, h("h3", null, t("notifications.title")), forgotForm());
     return;
   }
   let settings;
   try {
     settings = await api("/api/notify/settings");
   } catch (error) {
-    fill(section, h("h3", null, "Notifications"), h("p", { class: "hint" }, error.message));
+    fill(section, h("h3", null, t("notifications.title")), h("p", { class: "hint" }, error.message));
     return;
   }
   const on = await deviceSubscribed();
@@ -159,16 +167,16 @@ async function renderSection(section) {
       try {
         if (on) await disablePush();
         else await enablePush();
-        toast(on ? "This device gets no more notifications." : "This device will be told.");
+        toast(on ? t("notifications.device_off") : t("notifications.device_on"));
       } catch (error) {
         toast(error.message, "error");
       }
       renderSection(section);
     },
-  }, on ? "Stop notifications on this device" : "Notify me on this device");
+  }, on ? t("notifications.stop_device") : t("notifications.notify_device"));
   fill(section,
-    h("h3", null, "Notifications"),
-    h("p", { class: "hint" }, "Pushes come only when the game is not open in front of you."),
+    h("h3", null, t("notifications.title")),
+    h("p", { class: "hint" }, t("notifications.only_away")),
     h("div", { class: "row" }, deviceButton),
     choicesTable(settings),
     emailForm(settings, () => renderSection(section)));
@@ -182,14 +190,14 @@ function forgotForm() {
       event.preventDefault();
       try {
         await api("/api/account/password/forgot", { method: "POST", body: { account: input.value.trim() } });
-        toast("If that account has a confirmed e-mail address, a link is on its way.");
+        toast(t("notifications.forgot_sent"));
       } catch (error) {
         toast(error.message, "error");
       }
     },
   },
-  h("label", { for: "forgot-account" }, "Forgot your password? Account name or e-mail"),
-  h("div", { class: "row" }, input, h("button", { class: "btn", type: "submit" }, "Send a link")));
+  h("label", { for: "forgot-account" }, t("notifications.forgot")),
+  h("div", { class: "row" }, input, h("button", { class: "btn", type: "submit" }, t("notifications.send_link"))));
 }
 
 function resetDialog(token) {
@@ -202,18 +210,18 @@ function resetDialog(token) {
         try {
           await api("/api/account/password/reset", { method: "POST", body: { token, password: password.value } });
           dialog.close();
-          toast("Your password is changed: sign in with it.");
+          toast(t("notifications.password_changed"));
         } catch (error) {
           toast(error.message, "error");
         }
       },
     },
-    h("h2", { id: "reset-title" }, "A new password"),
-    h("label", { for: "reset-password" }, "New password"),
+    h("h2", { id: "reset-title" }, t("notifications.new_password_title")),
+    h("label", { for: "reset-password" }, t("notifications.new_password")),
     password,
     h("div", { class: "row end" },
-      h("button", { class: "btn", type: "button", onclick: () => dialog.close() }, "Cancel"),
-      h("button", { class: "btn primary", type: "submit" }, "Set it"))));
+      h("button", { class: "btn", type: "button", onclick: () => dialog.close() }, t("notifications.cancel")),
+      h("button", { class: "btn primary", type: "submit" }, t("notifications.set_it")))));
   document.body.append(dialog);
   dialog.showModal();
 }
@@ -231,6 +239,7 @@ export function setupNotifications() {
     form.insertBefore(section, form.querySelector(".row.end"));
     document.getElementById("prefs-button").addEventListener("click", () => renderSection(section));
     window.addEventListener("hearts:identity", () => renderSection(section));
+    window.addEventListener("hearts:language", () => renderSection(section));
   }
   const params = new URLSearchParams(location.search);
   const email = params.get("email");
@@ -241,6 +250,6 @@ export function setupNotifications() {
     const rest = params.toString();
     history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : ""));
   }
-  if (email && EMAIL_WORDS[email]) toast(EMAIL_WORDS[email], email === "verified" ? "info" : "error");
+  if (email && emailWords(email)) toast(emailWords(email), email === "verified" ? "info" : "error");
   if (reset) resetDialog(reset);
 }

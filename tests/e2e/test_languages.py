@@ -1,6 +1,7 @@
 """A visitor in their own language (static/js/i18n.js, app/i18n.py): with Accept-Language
 French at 1280x800 and German at 390x844 (long words), the first page comes in that language
-(lang, the top bar, the settings), the table's Rules and a refused card's reason too; the
+(lang, the top bar, the settings, the lobby's create form, and once signed in the friends
+panel), the table's Rules and a refused card's reason too; the
 picker in Settings switches the language without a reload; the game is played on in the new
 language. axe, clipped text, overlaps and layout shift at each step (but for the switch's own
 change of words, which the player asked for)."""
@@ -47,12 +48,16 @@ WORDS = {
         "skip": "Aller au jeu",
         "rules": "Fournissez la couleur demandée",
         "reason": ("Vous devez", "Le premier pli", "Les cœurs", "Pas de points"),
+        "create": ("Créer une table", "Créer la table", "Jeu"),
+        "friends": ("Amis", "Ajouter un ami par son nom de compte", "Pas encore d'amis"),
     },
     "de": {
         "settings": "Einstellungen",
         "skip": "Zum Spiel springen",
         "rules": "Bediene die ausgespielte Farbe",
         "reason": ("Du musst", "Der erste Stich", "Herz ist noch", "Keine Punkte"),
+        "create": ("Tisch erstellen", "Tisch erstellen", "Spiel"),
+        "friends": ("Freunde", "Freund per Kontoname hinzufügen", "Noch keine Freunde"),
     },
 }
 
@@ -61,6 +66,25 @@ def in_language(page: Any, lang: str) -> None:
     assert page.evaluate("document.documentElement.lang") == lang
     assert visible_text(page, "#prefs-button") == WORDS[lang]["settings"]
     assert page.text_content(".skip-link") == WORDS[lang]["skip"]
+
+
+def lobby_in_language(page: Any, lang: str) -> None:
+    """The create form's heading, button and first label in the language."""
+    title, button, game = WORDS[lang]["create"]
+    assert page.text_content("#create-title") == title
+    assert visible_text(page, "#create-go") == button
+    assert page.text_content("label[for=create-preset]") == game
+
+
+def friends_in_language(page: Any, lang: str) -> None:
+    """Signed in, the lobby's friends panel (long German words at 390 px: check_page finds
+    clipped text)."""
+    title, label, none = WORDS[lang]["friends"]
+    page.goto("/")
+    wait_for(lambda: none in (page.text_content(".panel.friends") or ""), what="the friends")
+    assert page.text_content("#friends-title") == title
+    assert page.text_content("label[for=friend-name]") == label
+    check_page(page, f"languages-friends-{lang}")
 
 
 def top_bar_fits(page: Any) -> None:
@@ -93,6 +117,7 @@ def test_a_visitor_plays_in_their_language_and_switches_without_a_reload(
         page.goto("/")
         page.wait_for_selector("#create-preset option", state="attached")
         in_language(page, first)
+        lobby_in_language(page, first)
         checked(page, f"languages-lobby-{first}")
 
         # A guest at a table of computers: the rules, then a refused card's reason.
@@ -103,6 +128,7 @@ def test_a_visitor_plays_in_their_language_and_switches_without_a_reload(
         # Signed in as the page would be: the top bar shows the name, Sign out, My games.
         player = json.dumps(json.dumps(guest["player"]))
         page.context.add_init_script(f"localStorage.setItem('hearts.player', {player})")
+        friends_in_language(page, first)
         table = new_table(server, token, "classic", bots={"1": "easy", "2": "easy", "3": "easy"})
         start_at_table(page, table["id"])
         in_language(page, first)
