@@ -2,14 +2,13 @@
 // finished deal compared with everyone who held the same cards (the score spread, the
 // Expert's par, one's own play beside another's), and the day's and the month's leaderboards.
 // The server answers a deal's page only once the player has finished that deal
-// (docs/compete.md).
+// (docs/compete.md). Words: the catalog's daily.* (i18n.js); app.js draws the page again on a
+// change of language.
 
 import { api, checkSession, session, signInAsGuest } from "./api.js";
 import { cardShort } from "./cards.js";
 import { h, fill, toast } from "./dom.js";
-import { DIRECTION_WORDS } from "./labels.js";
-
-const SEAT_WORDS = ["You", "Left", "Across", "Right"];
+import { formatDate, formatNumber, plural, t } from "./i18n.js";
 
 /** The page's stylesheet (css/daily.css), added once. */
 function loadStyle() {
@@ -29,7 +28,28 @@ export function mountDaily(root, preset) {
 }
 
 function seatWord(seat, n) {
-  return n === 4 ? SEAT_WORDS[seat] : seat === 0 ? "You" : `Seat ${seat + 1}`;
+  if (seat === 0) return t("daily.seat_you");
+  if (n !== 4) return t("daily.seat", { seat: seat + 1 });
+  return [null, t("daily.seat_left"), t("daily.seat_across"), t("daily.seat_right")][seat];
+}
+
+/** Where the cards went before a hand (a hand's pass_direction). */
+function directionWords(direction) {
+  const words = {
+    left: t("daily.pass_left"),
+    right: t("daily.pass_right"),
+    across: t("daily.pass_across"),
+    hold: t("daily.pass_hold"),
+    other: t("daily.pass_other"),
+    none: t("daily.pass_none"),
+  };
+  return words[direction] || direction;
+}
+
+/** The day of a challenge ("2026-11-29", a UTC date) in the page's language. */
+function dayWords(day) {
+  const date = new Date(`${day}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) ? day : formatDate(date, { dateStyle: "medium", timeZone: "UTC" });
 }
 
 /** A bar of ``percent`` width (set through the CSSOM: the page's CSP allows no style
@@ -41,7 +61,7 @@ function bar(percent) {
 }
 
 function pct(value) {
-  return `${Number(value).toFixed(1)}%`;
+  return formatNumber(Number(value) / 100, { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }
 
 class DailyPage {
@@ -59,27 +79,27 @@ class DailyPage {
   }
 
   async start() {
-    document.title = "Daily challenge \u2013 Hearts Online";
-    this.el.status = h("section", { class: "panel daily-status", "aria-live": "polite" }, h("p", {}, "Loading\u2026"));
+    document.title = t("daily.page_title");
+    this.el.status = h("section", { class: "panel daily-status", "aria-live": "polite" }, h("p", {}, t("daily.loading")));
     this.el.deal = h("section", { class: "panel daily-deal", hidden: true, "aria-live": "polite" });
-    this.el.boardList = h("ol", { class: "daily-board", "aria-label": "Leaderboard" });
-    this.el.more = h("button", { type: "button", class: "btn ghost", hidden: true, onclick: () => this.loadBoard(false) }, "More");
+    this.el.boardList = h("ol", { class: "daily-board", "aria-label": t("daily.leaderboard") });
+    this.el.more = h("button", { type: "button", class: "btn ghost", hidden: true, onclick: () => this.loadBoard(false) }, t("daily.more"));
     const tab = (kind, label) => h("button", {
       type: "button", class: "btn ghost", id: `board-${kind}`, "aria-pressed": String(kind === "day"),
       onclick: () => { this.board.kind = kind; this.loadBoard(true); },
     }, label);
-    this.el.tabs = [tab("day", "Today"), tab("month", "This month")];
+    this.el.tabs = [tab("day", t("daily.today")), tab("month", t("daily.this_month"))];
     this.root.classList.add("daily");
     fill(this.root,
-      h("h1", { class: "daily-title" }, "Daily challenge"),
+      h("h1", { class: "daily-title" }, t("daily.title")),
       this.el.status,
       this.el.deal,
-      h("section", { class: "panel" }, h("h2", {}, "Leaderboard"),
+      h("section", { class: "panel" }, h("h2", {}, t("daily.leaderboard")),
         h("div", { class: "row" }, this.el.tabs), this.el.boardList, this.el.more));
     await checkSession();
     if (!session.player) {
       try {
-        await signInAsGuest(`Guest ${Math.floor(1000 + Math.random() * 9000)}`);
+        await signInAsGuest(t("daily.guest_name", { number: Math.floor(1000 + Math.random() * 9000) }));
         window.dispatchEvent(new Event("hearts:identity"));
       } catch (error) {
         fill(this.el.status, h("p", { class: "form-error" }, error.message));
@@ -94,7 +114,7 @@ class DailyPage {
     try {
       data = await api(`/api/daily/${encodeURIComponent(this.preset)}`);
     } catch (error) {
-      fill(this.el.status, h("p", { class: "form-error" }, error.message), h("a", { class: "btn", href: "/" }, "Back to the lobby"));
+      fill(this.el.status, h("p", { class: "form-error" }, error.message), h("a", { class: "btn", href: "/" }, t("daily.back")));
       return;
     }
     this.renderStatus(data);
@@ -105,21 +125,21 @@ class DailyPage {
     // Deals reach the results a moment after the table plays them: look again until done.
     clearTimeout(this.again);
     if (a && !a.finished && !this.destroyed) this.again = setTimeout(() => this.loadStatus(), 2000);
-    const streak = data.streak.current ? h("p", { class: "hint" }, `Streak: ${data.streak.current} day(s) (best ${data.streak.best})`) : null;
-    const head = h("p", {}, `${data.day} \u00b7 ${data.deals} deals against three Expert computers, the same deals for everyone. One attempt a day.`);
+    const streak = data.streak.current ? h("p", { class: "hint" }, plural("daily.streak", data.streak.current, { best: data.streak.best })) : null;
+    const head = h("p", {}, `${dayWords(data.day)} \u00b7 ${plural("daily.about", data.deals)}`);
     if (!a) {
       fill(this.el.status, head, streak, h("div", { class: "row" },
-        h("button", { type: "button", class: "btn primary", id: "daily-start", onclick: () => this.begin() }, "Play today's deals")));
+        h("button", { type: "button", class: "btn primary", id: "daily-start", onclick: () => this.begin() }, t("daily.start"))));
       return;
     }
     const rows = a.deals.map((d) => h("li", { class: "daily-deal-line" },
-      h("span", {}, `Deal ${d.deal_no + 1}: ${d.points} point(s)`),
-      h("span", { class: "hint" }, d.of ? ` ${d.matchpoints} of ${d.of} matchpoints` : " nobody else yet"),
-      h("button", { type: "button", class: "btn ghost", id: `compare-${d.deal_no}`, onclick: () => this.showDeal(d.deal_no) }, "Compare")));
+      h("span", {}, plural("daily.deal_points", d.points, { deal: d.deal_no + 1 })),
+      h("span", { class: "hint" }, " ", d.of ? plural("daily.matchpoints", d.of, { matchpoints: d.matchpoints }) : t("daily.nobody_yet")),
+      h("button", { type: "button", class: "btn ghost", id: `compare-${d.deal_no}`, onclick: () => this.showDeal(d.deal_no) }, t("daily.compare"))));
     const summary = a.finished
-      ? h("p", { class: "daily-total" }, `Finished: ${pct(a.percent)} (${a.matchpoints} of ${a.of} matchpoints)`)
-      : h("p", {}, `${a.deals_done} of ${data.deals} deals played so far: ${pct(a.percent)}`);
-    const play = a.finished ? null : h("a", { class: "btn primary", id: "daily-continue", href: `/?table=${encodeURIComponent(a.table_id)}` }, a.deals_done ? "Continue playing" : "Play");
+      ? h("p", { class: "daily-total" }, plural("daily.finished", a.of, { percent: pct(a.percent), matchpoints: a.matchpoints }))
+      : h("p", {}, plural("daily.so_far", data.deals, { done: a.deals_done, percent: pct(a.percent) }));
+    const play = a.finished ? null : h("a", { class: "btn primary", id: "daily-continue", href: `/?table=${encodeURIComponent(a.table_id)}` }, a.deals_done ? t("daily.continue") : t("daily.play"));
     fill(this.el.status, head, streak, summary, play ? h("div", { class: "row" }, play) : null, h("ol", { class: "daily-deals" }, rows));
   }
 
@@ -141,21 +161,21 @@ class DailyPage {
       return;
     }
     const most = Math.max(...d.spread.map((s) => s.players));
-    const spread = h("ul", { class: "daily-spread", "aria-label": "Points taken by everyone on this deal" },
+    const spread = h("ul", { class: "daily-spread", "aria-label": t("daily.spread") },
       d.spread.map((s) => h("li", { class: s.points === d.points ? "mine" : "" },
-        h("span", { class: "spread-points" }, `${s.points} pt`),
+        h("span", { class: "spread-points" }, t("daily.pt", { points: s.points })),
         bar(Math.max(4, Math.round((100 * s.players) / most))),
         h("span", { class: "spread-count" }, `${s.players}`))));
-    const par = !d.par ? "The Expert's own score on this deal is not computed on this server."
-      : d.par.status === "done" ? `Par (the Expert in your seat): ${d.par.points} point(s).`
-      : "Par: the Expert is playing this deal in your seat; look again in a minute.";
-    const sides = [this.playColumn("Your play", d.mine)];
-    if (d.other) sides.push(this.playColumn(`${d.other.name}'s play (${d.other.points} pt)`, d.other.replay));
-    else sides.push(h("p", { class: "hint" }, "Nobody else has played this deal yet."));
+    const par = !d.par ? t("daily.par_none")
+      : d.par.status === "done" ? plural("daily.par", d.par.points)
+      : t("daily.par_pending");
+    const sides = [this.playColumn(t("daily.your_play"), d.mine)];
+    if (d.other) sides.push(this.playColumn(t("daily.their_play", { name: d.other.name, points: d.other.points }), d.other.replay));
+    else sides.push(h("p", { class: "hint" }, t("daily.nobody_else")));
     this.el.deal.hidden = false;
     fill(this.el.deal,
-      h("h2", { tabindex: "-1", id: "deal-title" }, `Deal ${d.deal_no + 1}: you took ${d.points} point(s)`),
-      h("p", {}, d.of ? `${d.matchpoints} of ${d.of} matchpoints (${pct(d.percent)}) among ${d.players} players` : "You are the first to play this deal."),
+      h("h2", { tabindex: "-1", id: "deal-title" }, plural("daily.you_took", d.points, { deal: d.deal_no + 1 })),
+      h("p", {}, d.of ? plural("daily.among", d.players, { matchpoints: d.matchpoints, of: d.of, percent: pct(d.percent) }) : t("daily.first")),
       h("p", {}, par), spread,
       h("div", { class: "daily-compare" }, sides));
     this.el.deal.querySelector("#deal-title").focus();
@@ -163,13 +183,13 @@ class DailyPage {
 
   playColumn(title, hand) {
     const n = hand.deal.length;
-    const tricks = hand.tricks.map((t, i) => h("li", {},
+    const tricks = hand.tricks.map((trick, i) => h("li", {},
       h("span", { class: "trick-no" }, `${i + 1}.`),
-      t.plays.map((p) => h("span", { class: p.seat === 0 ? "play mine" : "play", title: seatWord(p.seat, n) }, cardShort(p.card))),
-      h("span", { class: "hint" }, ` \u2192 ${seatWord(t.winner, n)}`)));
-    const direction = DIRECTION_WORDS[hand.pass_direction] || hand.pass_direction;
+      trick.plays.map((p) => h("span", { class: p.seat === 0 ? "play mine" : "play", title: seatWord(p.seat, n) }, cardShort(p.card))),
+      h("span", { class: "hint" }, ` \u2192 ${seatWord(trick.winner, n)}`)));
+    const points = hand.result ? hand.result.points.join(" / ") : "-";
     return h("div", { class: "daily-play" }, h("h3", {}, title),
-      h("p", { class: "hint" }, `Passing: ${direction}. Points: ${hand.result ? hand.result.points.join(" / ") : "-"}`),
+      h("p", { class: "hint" }, t("daily.passing", { direction: directionWords(hand.pass_direction), points })),
       h("ol", { class: "daily-tricks" }, tricks));
   }
 
@@ -189,10 +209,11 @@ class DailyPage {
       return;
     }
     for (const line of data.lines) {
-      const value = kind === "day" ? pct(line.percent) : `${line.total.toFixed(1)} over ${line.days} day(s)`;
+      const total = formatNumber(line.total, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+      const value = kind === "day" ? pct(line.percent) : plural("daily.over_days", line.days, { total });
       this.el.boardList.append(h("li", { value: line.rank }, h("span", { class: "board-name" }, line.name), " ", h("span", { class: "board-value" }, value)));
     }
-    if (!this.el.boardList.children.length) this.el.boardList.append(h("li", { class: "hint" }, "Nobody has finished yet."));
+    if (!this.el.boardList.children.length) this.el.boardList.append(h("li", { class: "hint" }, t("daily.nobody_finished")));
     this.board.next = data.next;
     this.el.more.hidden = !data.next;
   }
