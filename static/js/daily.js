@@ -33,15 +33,15 @@ function seatWord(seat, n) {
   return [null, t("daily.seat_left"), t("daily.seat_across"), t("daily.seat_right")][seat];
 }
 
-/** Where the cards went before a hand (a hand's pass_direction). */
+/** Where the cards went before a hand (a hand's pass_direction; replay.js says it too). */
 function directionWords(direction) {
   const words = {
-    left: t("daily.pass_left"),
-    right: t("daily.pass_right"),
-    across: t("daily.pass_across"),
-    hold: t("daily.pass_hold"),
-    other: t("daily.pass_other"),
-    none: t("daily.pass_none"),
+    left: t("direction.left"),
+    right: t("direction.right"),
+    across: t("direction.across"),
+    hold: t("direction.hold"),
+    other: t("direction.other"),
+    none: t("direction.none"),
   };
   return words[direction] || direction;
 }

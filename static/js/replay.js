@@ -1,11 +1,26 @@
 // Replay of a finished game: hand by hand, trick by trick, every hand shown
-// (GET /api/games/{id}/replay, built by the server from the seed and the moves).
+// (GET /api/games/{id}/replay, built by the server from the seed and the moves). Words: the
+// catalog's replay.* (i18n.js); app.js draws the page again on a change of language.
 
 import { api } from "./api.js";
 import { SUIT_NAMES, cardName, faceOf, renderCard, sortCards } from "./cards.js";
 import { h, fill, setText } from "./dom.js";
-import { DIRECTION_WORDS, botLabel } from "./labels.js";
+import { language, t } from "./i18n.js";
+import { botWords, presetLabel } from "./option_fields.js";
 import { ReviewPanel } from "./review.js";
+
+/** Where the cards went before a hand (as daily.js says it). */
+function directionWords(direction) {
+  const words = {
+    left: t("direction.left"),
+    right: t("direction.right"),
+    across: t("direction.across"),
+    hold: t("direction.hold"),
+    other: t("direction.other"),
+    none: t("direction.none"),
+  };
+  return words[direction] || direction;
+}
 
 export function mountReplay(root, gameId) {
   // A private table's game opens for its players (signed in) or with its share link
@@ -28,8 +43,8 @@ class ReplayPage {
   }
 
   async start() {
-    document.title = "Replay \u2013 Hearts Online";
-    fill(this.root, h("section", { class: "panel" }, h("p", {}, "Loading the replay\u2026")));
+    document.title = t("replay.page_title");
+    fill(this.root, h("section", { class: "panel" }, h("p", {}, t("replay.loading"))));
     let presets = {};
     try {
       const [data, presetData] = await Promise.all([
@@ -41,11 +56,11 @@ class ReplayPage {
       if (presetData) presets = Object.fromEntries(presetData.presets.map((p) => [p.id, p]));
     } catch (error) {
       fill(this.root, h("section", { class: "panel gone" },
-        h("h1", {}, "No replay"),
-        h("p", { class: "form-error" }, error.status === 409 ? "This game cannot be replayed yet: it has not ended."
-          : error.status === 404 ? "No such game. A game at a private table opens only for its players, or with the share link one of them sends you."
+        h("h1", {}, t("replay.none")),
+        h("p", { class: "form-error" }, error.status === 409 ? t("replay.not_ended")
+          : error.status === 404 ? t("replay.no_game")
           : error.message),
-        h("a", { class: "btn primary", href: "/" }, "Back to the lobby")));
+        h("a", { class: "btn primary", href: "/" }, t("daily.back"))));
       return;
     }
     this.preset = presets[this.data.preset];
@@ -63,17 +78,24 @@ class ReplayPage {
 
   /** A seat's player; a computer with its level unless ``level`` is false (under a card). */
   name(seat, level = true) {
-    if (seat === "dummy") return "Dummy";
+    if (seat === "dummy") return t("replay.dummy");
     const g = this.data.game;
     const s = g && g.seats ? g.seats.find((x) => x.seat === seat) : null;
-    if (!s) return `Seat ${seat + 1}`;
+    if (!s) return t("replay.seat", { seat: seat + 1 });
     if (s.name) return s.name;
-    if (s.bot_level) return level ? `Computer ${seat + 1} (${botLabel(s.bot_level)})` : `Computer ${seat + 1}`;
-    return `Seat ${seat + 1}`;
+    if (s.bot_level) {
+      return level ? t("replay.computer_level", { seat: seat + 1, level: botWords(s.bot_level) }) : t("replay.computer", { seat: seat + 1 });
+    }
+    return t("replay.seat", { seat: seat + 1 });
   }
 
   scorerName(i) {
-    return this.game === "dummy" && i === this.data.players ? "Dummy" : this.name(i);
+    return this.game === "dummy" && i === this.data.players ? t("replay.dummy") : this.name(i);
+  }
+
+  /** "Ann's half dummy". */
+  halfDummy(seat, level = true) {
+    return t("replay.half_dummy", { name: this.name(seat, level) });
   }
 
   build() {
@@ -81,37 +103,39 @@ class ReplayPage {
     this.el = {};
     const e = this.el;
     e.handSelect = h("select", { id: "replay-hand", onchange: () => this.go(Number(e.handSelect.value), 0) },
-      d.hands.map((hand, i) => h("option", { value: String(i) }, `Hand ${hand.hand_no + 1}`)));
+      d.hands.map((hand, i) => h("option", { value: String(i) }, t("replay.hand_no", { hand: hand.hand_no + 1 }))));
     e.stepText = h("p", { class: "status", "aria-live": "polite", id: "replay-step" });
     // Arrows of the kind axe and screen readers treat as symbols: each name contains its
     // button's visible word (WCAG 2.5.3; "\u00AB Hand" named "Previous hand" did not).
     const btn = (label, text, fn, id) => h("button", { type: "button", class: "btn small", "aria-label": label, onclick: fn, id }, text);
     e.controls = h("div", { class: "replay-controls row" },
-      h("label", { for: "replay-hand" }, "Hand"), e.handSelect,
-      btn("Previous hand", "\u25C0\u25C0 Hand", () => this.go(this.hand - 1, 0), "prev-hand"),
-      btn("Previous trick", "\u25C0 Trick", () => this.move(-1), "prev-trick"),
-      btn("Next trick", "Trick \u25B6", () => this.move(1), "next-trick"),
-      btn("Next hand", "Hand \u25B6\u25B6", () => this.go(this.hand + 1, 0), "next-hand"));
-    e.trick = h("div", { class: "replay-trick", role: "group", "aria-label": "Trick" });
+      h("label", { for: "replay-hand" }, t("replay.hand")), e.handSelect,
+      btn(t("replay.prev_hand"), `\u25C0\u25C0 ${t("replay.hand")}`, () => this.go(this.hand - 1, 0), "prev-hand"),
+      btn(t("replay.prev_trick"), `\u25C0 ${t("replay.trick")}`, () => this.move(-1), "prev-trick"),
+      btn(t("replay.next_trick"), `${t("replay.trick")} \u25B6`, () => this.move(1), "next-trick"),
+      btn(t("replay.next_hand"), `${t("replay.hand")} \u25B6\u25B6`, () => this.go(this.hand + 1, 0), "next-hand"));
+    e.trick = h("div", { class: "replay-trick", role: "group", "aria-label": t("replay.trick") });
     e.holdings = h("div", { class: "replay-holdings" });
     e.result = h("div", { class: "replay-result" });
     // The game review (static/js/review.js): under "On the table" on a wide screen, last on
     // a phone, so that what it adds pushes nothing already shown.
     this.reviewPanel = new ReviewPanel(this);
-    const winners = d.winners.map((w) => (w === "dummy" || w === d.players ? "The dummy" : this.name(w)));
-    const label = this.preset ? this.preset.label : d.preset;
+    const winners = d.winners.map((w) => (w === "dummy" || w === d.players ? t("replay.the_dummy") : this.name(w)));
+    const label = this.preset ? presetLabel(this.preset) : d.preset;
+    const scores = d.totals.map((total, i) => `${this.scorerName(i)} ${total}`).join(", ");
+    const won = winners.length > 1 ? t("replay.share_win", { names: new Intl.ListFormat(language()).format(winners) })
+      : t("replay.won", { name: winners[0] || t("replay.nobody") });
     fill(this.root, h("div", { class: "replay-page" },
       h("div", { class: "table-head" },
-        h("div", { class: "head-title" }, h("h1", { class: "table-title" }, `Replay: ${label}`)),
-        h("div", { class: "head-actions" }, h("a", { class: "btn small ghost", href: "/" }, "Lobby"))),
+        h("div", { class: "head-title" }, h("h1", { class: "table-title" }, t("replay.title", { game: label }))),
+        h("div", { class: "head-actions" }, h("a", { class: "btn small ghost", href: "/" }, t("replay.lobby")))),
       h("section", { class: "panel" },
-        h("p", {}, `Final scores: ${d.totals.map((t, i) => `${this.scorerName(i)} ${t}`).join(", ")}. `,
-          h("strong", {}, winners.length > 1 ? `${winners.join(" and ")} share the win.` : `${winners[0] || "Nobody"} won.`)),
-        h("p", { class: "hint" }, "Keys: \u2190 \u2192 trick by trick, \u2191 \u2193 hand by hand; after a review, n and p from mistake to mistake."),
+        h("p", {}, t("replay.final", { scores }), " ", h("strong", {}, won)),
+        h("p", { class: "hint" }, t("replay.keys")),
         this.shareBox(), e.controls, e.stepText),
       h("div", { class: "replay-board" },
-        h("section", { class: "panel board-table" }, h("h2", {}, "On the table"), e.trick, e.result),
-        h("section", { class: "panel board-cards" }, h("h2", {}, "Everyone's cards"), e.holdings),
+        h("section", { class: "panel board-table" }, h("h2", {}, t("replay.on_table")), e.trick, e.result),
+        h("section", { class: "panel board-cards" }, h("h2", {}, t("replay.cards")), e.holdings),
         this.reviewPanel.build())));
   }
 
@@ -120,10 +144,10 @@ class ReplayPage {
     const g = this.data.game;
     if (!g || !g.private || !g.share_token) return null;
     const url = `${window.location.origin}/?replay=${encodeURIComponent(g.id)}&share=${encodeURIComponent(g.share_token)}`;
-    const field = h("input", { type: "text", readonly: true, value: url, id: "replay-share-link", "aria-label": "Share link", class: "share-link" });
+    const field = h("input", { type: "text", readonly: true, value: url, id: "replay-share-link", "aria-label": t("replay.share_label"), class: "share-link" });
     const status = h("span", { class: "hint", "aria-live": "polite" });
     const copy = () => {
-      const done = () => setText(status, "Copied.");
+      const done = () => setText(status, t("replay.copied"));
       if (navigator.clipboard && navigator.clipboard.writeText) {
         navigator.clipboard.writeText(url).then(done, () => field.select());
       } else {
@@ -131,8 +155,8 @@ class ReplayPage {
       }
     };
     return h("p", { class: "replay-share" },
-      "A private table's game: only its players see it, and whoever you send this link. ",
-      field, " ", h("button", { type: "button", class: "btn small", id: "replay-share-copy", onclick: copy }, "Copy link"), " ", status);
+      t("replay.share_about"), " ",
+      field, " ", h("button", { type: "button", class: "btn small", id: "replay-share-copy", onclick: copy }, t("replay.copy")), " ", status);
   }
 
   steps() {
@@ -198,53 +222,59 @@ class ReplayPage {
       }
     }
     fill(e.holdings, holdings.filter((x) => x.seat !== undefined).map((holding) => {
-      const owner = holding.from === "dummy" ? `${this.name(holding.seat)}'s half dummy` : this.name(holding.seat);
+      const owner = holding.from === "dummy" ? this.halfDummy(holding.seat) : this.name(holding.seat);
       const cards = sortCards(holding.cards).filter((c) => !played.has(`${holding.seat}|${holding.from}|${c}`));
       return h("div", { class: "holding", "data-seat": String(holding.seat) },
-        h("h3", {}, `${owner} (${cards.length})`),
+        h("h3", {}, t("replay.holding", { owner, count: cards.length })),
         h("div", { class: "mini-cards" }, cards.map((c) => renderCard(c, { className: "small" }))));
     }));
     // The middle: passing, a trick, or the result.
     if (this.step === 0) {
       const passes = hand.moves.filter((m) => m.move.type === "pass");
       const dir = hand.pass_direction;
-      setText(e.stepText, `Hand ${hand.hand_no + 1}: the deal${passes.length ? `, passing ${DIRECTION_WORDS[dir] || dir}` : ""}. ${this.name(hand.dealer)} dealt.`);
+      const dealer = this.name(hand.dealer);
+      setText(e.stepText, passes.length
+        ? t("replay.deal_passing", { hand: hand.hand_no + 1, direction: directionWords(dir), dealer })
+        : t("replay.deal", { hand: hand.hand_no + 1, dealer }));
       fill(e.trick, passes.length
         ? h("ul", { class: "replay-passes" }, passes.map((m) => h("li", { "data-seat": String(m.seat) },
-          h("span", {}, `${this.name(m.seat)} passed `),
+          h("span", {}, t("replay.passed", { name: this.name(m.seat) }), " "),
           h("span", { class: "mini-cards" }, (m.move.cards || []).map((c) => renderCard(this.fullCode(c), { className: "small" }))))))
-        : h("p", { class: "hint" }, "No passing in this hand."));
+        : h("p", { class: "hint" }, t("replay.no_passing")));
       fill(e.result);
     } else if (this.step === resultStep) {
-      setText(e.stepText, `Hand ${hand.hand_no + 1}: the result.`);
+      setText(e.stepText, t("replay.result", { hand: hand.hand_no + 1 }));
       fill(e.trick);
       const r = hand.result;
       fill(e.result,
-        r.moon !== null && r.moon !== undefined ? h("p", { class: "moon" }, `\u263E ${this.scorerName(r.moon)} shot the moon!`) : null,
+        r.moon !== null && r.moon !== undefined ? h("p", { class: "moon" }, `\u263E ${t("replay.moon", { name: this.scorerName(r.moon) })}`) : null,
         h("table", { class: "result-table" },
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Tricks"), h("th", { scope: "col" }, "This hand"), h("th", { scope: "col" }, "Total"))),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("replay.player")), h("th", { scope: "col" }, t("replay.tricks")),
+            h("th", { scope: "col" }, t("replay.this_hand")), h("th", { scope: "col" }, t("replay.total")))),
           h("tbody", {}, r.points.map((p, i) => h("tr", {},
             h("th", { scope: "row" }, this.scorerName(i)),
             h("td", {}, String(r.tricks_won[i] ?? "")),
             h("td", {}, p > 0 ? `+${p}` : String(p)),
             h("td", {}, String(r.totals[i])))))),
         r.dead && r.dead.length
-          ? h("div", { class: "dead-cards" }, h("p", {}, "Face-down cards:"), h("div", { class: "row" }, r.dead.map((c) => renderCard(c, { className: "small" }))))
+          ? h("div", { class: "dead-cards" }, h("p", {}, t("replay.face_down")), h("div", { class: "row" }, r.dead.map((c) => renderCard(c, { className: "small" }))))
           : null);
     } else {
       const trick = tricks[this.step - 1];
-      const winner = trick.winner === null ? "nobody yet" : trick.winner === "dummy" ? "the dummy" : this.name(trick.winner);
+      const winner = trick.winner === null ? t("replay.nobody_yet") : trick.winner === "dummy" ? t("replay.the_dummy_lower") : this.name(trick.winner);
       const first = trick.plays[0];
       const led = first ? faceOf(first.card, trick.lead_face || "light") : null;
-      setText(e.stepText, `Hand ${hand.hand_no + 1}, trick ${this.step} of ${tricks.length}: ${led && !led.joker ? `${SUIT_NAMES[led.suit]} led` : "led"}${trick.lead_face ? ` (${trick.lead_face} face)` : ""}, won by ${winner}.`);
+      let lead = led && !led.joker ? t("replay.suit_led", { suit: SUIT_NAMES[led.suit] }) : t("replay.led");
+      if (trick.lead_face) lead = t(trick.lead_face === "dark" ? "replay.dark_face" : "replay.light_face", { lead });
+      setText(e.stepText, t("replay.trick_step", { hand: hand.hand_no + 1, trick: this.step, tricks: tricks.length, lead, winner }));
       fill(e.trick, h("ol", { class: "mini-trick" }, trick.plays.map((p, i) => h("li", {
         "data-seat": String(p.seat),
         class: (trick.winner === p.seat && p.from === "hand") || (trick.winner === "dummy" && p.from === "dummy") ? "winner" : "",
       },
-      renderCard(p.card, { leadFace: i === 0 ? trick.lead_face : null, label: `${cardName(p.card)}, played by ${p.from === "dummy" ? `${this.name(p.seat)}'s half dummy` : this.name(p.seat)}${p.timeout ? " (out of time: the computer played it)" : ""}` }),
-      h("span", {}, p.from === "dummy" ? `${this.name(p.seat, false)}'s half dummy` : this.name(p.seat, false)),
+      renderCard(p.card, { leadFace: i === 0 ? trick.lead_face : null, label: t(p.timeout ? "replay.played_by_timeout" : "replay.played_by", { card: cardName(p.card), name: p.from === "dummy" ? this.halfDummy(p.seat) : this.name(p.seat) }) }),
+      h("span", {}, p.from === "dummy" ? this.halfDummy(p.seat, false) : this.name(p.seat, false)),
       // A turn-based game: the player's time ran out and the computer played this card.
-      p.timeout ? h("span", { class: "timeout-mark" }, "out of time") : null))));
+      p.timeout ? h("span", { class: "timeout-mark" }, t("replay.out_of_time")) : null))));
       fill(e.result);
     }
     if (this.reviewPanel) this.reviewPanel.decorate(this.root);

@@ -2,39 +2,46 @@
 // decisions, follow the job's progress over its socket, then a loss graph, the reviewed moves
 // with their marks, the better move on the cards, and n / p (or ] / [) from mistake to mistake.
 // Server side: POST/GET /api/games/{id}/review, /ws/games/{id}/review (docs/protocol.md).
+// Words: the catalog's review.* (i18n.js); app.js draws the page again on a change of language.
 
 import { api, session, wsUrl } from "./api.js";
 import { cardShort, renderCard } from "./cards.js";
 import { h, fill, setText } from "./dom.js";
+import { formatNumber, language, plural, t } from "./i18n.js";
 
 // A mark: the symbol (as in chess annotations), its word, and its order (worst last).
 export const MARKS = {
-  inaccuracy: { symbol: "?!", word: "Inaccuracy", rank: 1 },
-  mistake: { symbol: "?", word: "Mistake", rank: 2 },
-  blunder: { symbol: "??", word: "Blunder", rank: 3 },
+  inaccuracy: { symbol: "?!", get word() { return t("review.inaccuracy"); }, count: (n) => plural("review.inaccuracies", n), rank: 1 },
+  mistake: { symbol: "?", get word() { return t("review.mistake"); }, count: (n) => plural("review.mistakes", n), rank: 2 },
+  blunder: { symbol: "??", get word() { return t("review.blunder"); }, count: (n) => plural("review.blunders", n), rank: 3 },
 };
 
-const STATUS_WORDS = {
-  queued: "Waiting for a free reviewer\u2026",
-  running: "The Expert is reviewing the game\u2026",
-  failed: "The review could not be made.",
-};
+function statusWords(status) {
+  const words = {
+    queued: t("review.queued"),
+    running: t("review.running"),
+    failed: t("review.failed"),
+  };
+  return words[status];
+}
 
 /** The text of a move: "Q♠", "Q♠ (dark face)", a pass's cards "2♣ 9♥ A♠". */
 export function moveText(move) {
   if (!move) return "";
   if (move.type === "pass") return (move.cards || []).map(cardShort).join(" ");
-  if (move.type === "play") return `${cardShort(move.card)}${move.face === "dark" ? " (dark face)" : ""}`;
+  if (move.type === "play") return move.face === "dark" ? t("review.dark_face", { card: cardShort(move.card) }) : cardShort(move.card);
   return move.type;
 }
 
 /** "9.9 points", "0.49 points" (two decimals under 1: 0.49 is no inaccuracy, 0.5 is). */
 function points(x) {
-  const text = Number(x).toFixed(Number(x) < 1 ? 2 : 1);
-  return `${text} point${text === "1.0" ? "" : "s"}`;
+  const digits = Number(x) < 1 ? 2 : 1;
+  return t("review.points", { count: formatNumber(Number(x), { minimumFractionDigits: digits, maximumFractionDigits: digits }) });
 }
 
-const PLURALS = { inaccuracy: "inaccuracies", mistake: "mistakes", blunder: "blunders" };
+function expected(x) {
+  return formatNumber(Number(x), { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+}
 
 export class ReviewPanel {
   /** ``page``: the replay page (its data, names, ``go(hand, step)``, ``render()``). */
@@ -69,27 +76,25 @@ export class ReviewPanel {
     const e = (this.el = {});
     e.seat = h("select", { id: "review-seat", onchange: () => this.choose(Number(e.seat.value)) },
       Array.from({ length: d.players }, (_, i) => h("option", { value: String(i), selected: i === this.seat }, this.page.name(i))));
-    e.go = h("button", { type: "button", class: "btn primary small", id: "review-go", onclick: () => this.ask() }, "Review this game");
+    e.go = h("button", { type: "button", class: "btn primary small", id: "review-go", onclick: () => this.ask() }, t("review.go"));
     e.bar = h("progress", { id: "review-progress", max: "100", value: "0", "aria-labelledby": "review-status" });
     e.status = h("span", { id: "review-status", class: "review-status", role: "status", "aria-live": "polite" });
     e.summary = h("p", { class: "review-summary", id: "review-summary" });
     e.graph = h("div", { class: "loss-graph" });
-    e.prev = h("button", { type: "button", class: "btn small", id: "review-prev", "aria-label": "Previous mistake (p)", onclick: () => this.jump(-1) }, "\u25C0 Mistake (p)");
-    e.next = h("button", { type: "button", class: "btn small", id: "review-next", "aria-label": "Next mistake (n)", onclick: () => this.jump(1) }, "Mistake \u25B6 (n)");
+    e.prev = h("button", { type: "button", class: "btn small", id: "review-prev", "aria-label": t("review.prev_label"), onclick: () => this.jump(-1) }, t("review.prev"));
+    e.next = h("button", { type: "button", class: "btn small", id: "review-next", "aria-label": t("review.next_label"), onclick: () => this.jump(1) }, t("review.next"));
     e.note = h("div", { class: "review-note", id: "review-note", "aria-live": "polite" });
-    e.moves = h("ol", { class: "review-moves", id: "review-moves", "aria-label": "Reviewed moves" });
+    e.moves = h("ol", { class: "review-moves", id: "review-moves", "aria-label": t("review.moves_label") });
     e.body = h("div", { class: "review-body", hidden: true },
       e.summary, e.graph,
       h("div", { class: "row review-nav" }, e.prev, e.next),
       e.note,
-      h("h3", { class: "review-moves-title" }, "Moves"),
+      h("h3", { class: "review-moves-title" }, t("review.moves")),
       e.moves);
     e.root = h("section", { class: "panel review-panel", "aria-labelledby": "review-title" },
-      h("h2", { id: "review-title" }, "Game review"),
-      h("p", { class: "hint" },
-        "The Expert replays each decision of one seat from what that seat knew then, and marks the costly ones: ",
-        `${MARKS.inaccuracy.symbol} inaccuracy, ${MARKS.mistake.symbol} mistake, ${MARKS.blunder.symbol} blunder.`),
-      h("div", { class: "row review-ask" }, h("label", { for: "review-seat" }, "Seat"), e.seat, e.go),
+      h("h2", { id: "review-title" }, t("review.title")),
+      h("p", { class: "hint" }, t("review.about", { inaccuracy: MARKS.inaccuracy.symbol, mistake: MARKS.mistake.symbol, blunder: MARKS.blunder.symbol })),
+      h("div", { class: "row review-ask" }, h("label", { for: "review-seat" }, t("review.seat")), e.seat, e.go),
       h("div", { class: "review-progress" }, e.bar, e.status),
       e.body);
     return e.root;
@@ -138,8 +143,8 @@ export class ReviewPanel {
       if (seat === this.seat) this.update(row);
     } catch (error) {
       this.el.go.disabled = false;
-      const words = error.status === 401 ? "Sign in (or play as a guest) to ask for a review."
-        : error.code === "too_many_reviews" ? `You have asked for many reviews this hour: ${error.message}.`
+      const words = error.status === 401 ? t("review.sign_in")
+        : error.code === "too_many_reviews" ? t("review.too_many", { message: error.message })
         : error.message;
       this.setStatus("error", words);
     }
@@ -165,8 +170,8 @@ export class ReviewPanel {
     e.bar.value = Math.round((status === "done" ? 1 : progress || 0) * 100);
     e.go.disabled = busy || status === "done";
     e.go.hidden = status === "done";
-    const pct = `${Math.round((progress || 0) * 100)}%`;
-    setText(e.status, words || (status === "running" ? `${STATUS_WORDS.running} ${pct}` : STATUS_WORDS[status] || (status === "done" ? "Reviewed." : "Not reviewed yet.")));
+    const pct = formatNumber(progress || 0, { style: "percent" });
+    setText(e.status, words || (status === "running" ? `${statusWords("running")} ${pct}` : statusWords(status) || (status === "done" ? t("review.reviewed") : t("review.not_yet"))));
   }
 
   /** Follow the job over its socket (any instance publishes its progress); polling if the
@@ -240,11 +245,14 @@ export class ReviewPanel {
       }
     }
     this.setStatus("done");
-    setText(e.status, "Reviewed.");
+    setText(e.status, t("review.reviewed"));
     const marks = result.marks || {};
-    const accuracy = result.accuracy === null || result.accuracy === undefined ? "no choice to make" : `accuracy ${result.accuracy}%`;
-    setText(e.summary, `${this.page.name(result.seat)}: ${accuracy}, ${points(result.loss)} lost in ${result.decisions} decisions. `
-      + Object.entries(MARKS).reverse().map(([k, m]) => `${m.symbol} ${marks[k] || 0} ${(marks[k] || 0) === 1 ? k : PLURALS[k]}`).join(", ") + ".");
+    const accuracy = result.accuracy === null || result.accuracy === undefined ? t("review.no_choice")
+      : t("review.accuracy", { accuracy: formatNumber(result.accuracy / 100, { style: "percent", maximumFractionDigits: 1 }) });
+    const counts = Object.entries(MARKS).reverse().map(([k, m]) => `${m.symbol} ${m.count(marks[k] || 0)}`);
+    setText(e.summary, plural("review.summary", result.decisions, {
+      name: this.page.name(result.seat), accuracy, points: points(result.loss), marks: counts.join(", "),
+    }));
     fill(e.graph, this.graph());
     fill(e.moves, this.decisions.map((dec, i) => this.moveItem(dec, i)));
     e.body.hidden = false;
@@ -253,13 +261,14 @@ export class ReviewPanel {
 
   moveItem(dec, i) {
     const mark = dec.mark ? MARKS[dec.mark] : null;
-    const where = dec.kind === "pass" ? `Hand ${dec.handNo + 1}, pass` : `Hand ${dec.handNo + 1}, trick ${dec.step}`;
-    const text = `${where}: ${moveText(dec.made)}${dec.fromDummy ? " from the half dummy" : ""}`;
+    const where = dec.kind === "pass" ? t("review.where_pass", { hand: dec.handNo + 1 }) : t("review.where_trick", { hand: dec.handNo + 1, trick: dec.step });
+    const text = t(dec.fromDummy ? "review.move_dummy" : "review.move", { where, move: moveText(dec.made) });
     return h("li", { class: ["review-move", mark ? `mark-${dec.mark}` : "ok"] },
       h("button", { type: "button", class: "review-move-btn", "data-index": String(i), onclick: () => this.goTo(i) },
         h("span", { class: "mark-symbol", "aria-hidden": "true" }, mark ? mark.symbol : "\u2713"),
         h("span", { class: "review-move-text" }, text),
-        mark ? h("span", { class: "mark-word" }, `${mark.word}, ${points(dec.loss)} lost; better ${moveText(dec.best)}`) : h("span", { class: "mark-word ok" }, dec.loss > 0 ? `${points(dec.loss)} lost` : "best")));
+        mark ? h("span", { class: "mark-word" }, t("review.marked", { mark: mark.word, points: points(dec.loss), better: moveText(dec.best) }))
+          : h("span", { class: "mark-word ok" }, dec.loss > 0 ? t("review.lost", { points: points(dec.loss) }) : t("review.best"))));
   }
 
   /** The loss of each decision over the game, as bars (inline SVG). */
@@ -281,8 +290,8 @@ export class ReviewPanel {
     const y = (loss) => H - (H - top) * Math.min(loss, cap) / cap;
     const svg = el("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": "loss-graph-title loss-graph-desc", class: "loss-svg", preserveAspectRatio: "none" });
     const marked = decs.filter((d) => d.mark).length;
-    svg.append(el("title", { id: "loss-graph-title" }, "Points lost at each decision"));
-    svg.append(el("desc", { id: "loss-graph-desc" }, `${decs.length} decisions, ${marked} marked; the tallest bars are the costliest moves.`));
+    svg.append(el("title", { id: "loss-graph-title" }, t("review.graph_title")));
+    svg.append(el("desc", { id: "loss-graph-desc" }, plural("review.graph_desc", decs.length, { marked })));
     for (const [name, limit] of Object.entries(this.review.thresholds || {})) {
       if (limit > cap) continue;
       svg.append(el("line", { x1: 0, x2: W, y1: y(limit), y2: y(limit), class: `threshold t-${name}` }));
@@ -304,7 +313,7 @@ export class ReviewPanel {
     this.cursor = el("rect", { x: 0, y: 0, width: Math.max(step, 2), height: H, class: "cursor", visibility: "hidden" });
     svg.append(this.cursor);
     return h("figure", { class: "loss-figure" }, svg,
-      h("figcaption", { class: "hint" }, "Points lost at each decision of the game (hands apart by a line); click a bar or use the list."));
+      h("figcaption", { class: "hint" }, t("review.graph_caption")));
   }
 
   /** Show decision ``i`` on the board. */
@@ -388,8 +397,8 @@ export class ReviewPanel {
     e.next.disabled = !marked.some((k) => k > at);
     if (!dec) {
       fill(e.note, h("p", { class: "hint" }, marked.length
-        ? `${this.page.name(this.review.seat)} made no reviewed move here. Press n for the next mistake, p for the previous one.`
-        : `${this.page.name(this.review.seat)} made no marked move in this game.`));
+        ? t("review.none_here", { name: this.page.name(this.review.seat) })
+        : t("review.none_marked", { name: this.page.name(this.review.seat) })));
       return;
     }
     const item = e.moves.querySelector(`[data-index="${i}"]`);
@@ -404,16 +413,17 @@ export class ReviewPanel {
     fill(e.note,
       h("p", { class: ["review-verdict", mark ? `mark-${dec.mark}` : "ok"] },
         h("span", { class: "mark-symbol", "aria-hidden": "true" }, mark ? mark.symbol : "\u2713"), " ",
-        h("strong", {}, mark ? mark.word : better ? "Nearly the best" : "The best move"),
-        ` \u2013 ${this.page.name(this.review.seat)} ${dec.kind === "pass" ? "passed" : "played"} ${moveText(dec.made)}`,
-        better ? `, ${points(dec.loss)} lost.` : ".",
-        dec.exact ? " Exact (endgame search)." : ""),
+        h("strong", {}, mark ? mark.word : better ? t("review.nearly_best") : t("review.best_move")),
+        " \u2013 ",
+        t(dec.kind === "pass" ? (better ? "review.passed_lost" : "review.passed") : (better ? "review.played_lost" : "review.played"),
+          { name: this.page.name(this.review.seat), move: moveText(dec.made), points: points(dec.loss) }),
+        dec.exact ? ` ${t("review.exact")}` : ""),
       h("div", { class: "review-cards" },
-        h("div", { class: "review-card-group" }, h("span", { class: "review-card-label" }, "Played"),
+        h("div", { class: "review-card-group" }, h("span", { class: "review-card-label" }, t("review.played_label")),
           h("span", { class: "mini-cards" }, cardsOf(dec.made).map((c) => renderCard(this.page.fullCode(c), { className: "small" })))),
-        better ? h("div", { class: "review-card-group better" }, h("span", { class: "review-card-label" }, "Better"),
-          h("span", { class: "mini-cards" }, cardsOf(dec.best).map((c) => renderCard(this.page.fullCode(c), { className: "small better", label: `${cardShort(c)}, the better move` })))) : null),
-      better ? h("p", { class: "hint" }, `Expected points in this hand: ${Number(dec.expected_best).toFixed(1)} with the better move, ${Number(dec.expected_made).toFixed(1)} as played.`) : null);
+        better ? h("div", { class: "review-card-group better" }, h("span", { class: "review-card-label" }, t("review.better_label")),
+          h("span", { class: "mini-cards" }, cardsOf(dec.best).map((c) => renderCard(this.page.fullCode(c), { className: "small better", label: t("review.better_card", { card: cardShort(c) }) })))) : null),
+      better ? h("p", { class: "hint" }, t("review.expected", { best: expected(dec.expected_best), made: expected(dec.expected_made) })) : null);
     // The better card outlined in the seat's cards on the board (outline: no layout change).
     if (better && root) {
       const seat = this.review.seat;
@@ -421,14 +431,16 @@ export class ReviewPanel {
       for (const holding of root.querySelectorAll(`.holding[data-seat="${seat}"] .card`)) {
         if (codes.has(holding.dataset.card)) {
           holding.classList.add("better");
-          holding.setAttribute("aria-label", `${holding.getAttribute("aria-label")} (the better move)`);
+          holding.setAttribute("aria-label", t("review.card_better", { card: holding.getAttribute("aria-label") }));
         }
       }
       const made = new Set(cardsOf(dec.made).map((c) => this.page.fullCode(c)));
       for (const played of root.querySelectorAll(`.mini-trick li[data-seat="${seat}"] .card, .replay-passes li[data-seat="${seat}"] .card`)) {
         if (!made.has(played.dataset.card)) continue;
         played.classList.add("marked");
-        if (mark) played.setAttribute("aria-label", `${played.getAttribute("aria-label")} (${mark.word.toLowerCase()})`);
+        if (!mark) continue;
+        const word = language() === "de" ? mark.word : mark.word.toLocaleLowerCase(language()); // a German noun keeps its capital
+        played.setAttribute("aria-label", t("review.card_marked", { card: played.getAttribute("aria-label"), mark: word }));
       }
     }
   }
