@@ -24,6 +24,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api import security, strict
 from app.api.accounts import router as accounts_router
+from app.api.replay_rooms import router as replay_rooms_router
 from app.api.reviews import router as reviews_router
 from app.api.reviews import socket_router as review_socket_router
 from app.api.routes import router as api_router
@@ -128,6 +129,7 @@ def create_app(
     app.include_router(events_router)  # events (app/compete/events*.py)
     app.include_router(reviews_router)  # game reviews (app/api/reviews.py)
     app.include_router(review_socket_router)
+    app.include_router(replay_rooms_router)  # shared replay rooms (app/api/replay_rooms.py)
     app.include_router(notify_router)  # notification choices, push subscriptions (app/notify)
     app.include_router(notify_account_router)  # e-mail address, password reset, unsubscribe
 

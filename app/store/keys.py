@@ -238,3 +238,18 @@ def review_channel(namespace: str, game_id: int, seat: int) -> str:
 def review_limits_prefix(namespace: str) -> str:
     """The prefix of the per-player review request counters (app.db.ratelimit.AttemptLimiter)."""
     return "{" + namespace + ":reviews}:limits"
+
+
+# --- shared replay rooms (app/replays/rooms.py, app/api/replay_rooms.py) -----------------
+
+
+def replay_room_key(namespace: str, room_id: str) -> str:
+    """Hash: one shared replay room, ``v`` its version and ``s`` its state JSON (one key, so
+    one slot on Redis Cluster; its own hash tag)."""
+    return "{" + namespace + ":room:" + room_id + "}"
+
+
+def replay_room_limits_prefix(namespace: str) -> str:
+    """The prefix of the replay rooms' counters (rooms opened, chat lines;
+    app.db.ratelimit.AttemptLimiter): one tag, as the other limits."""
+    return "{" + namespace + ":replay-rooms}:limits"
