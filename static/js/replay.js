@@ -3,11 +3,12 @@
 // catalog's replay.* (i18n.js); app.js draws the page again on a change of language.
 
 import { api } from "./api.js";
-import { SUIT_NAMES, cardName, faceOf, renderCard, sortCards } from "./cards.js";
+import { cardName, faceOf, renderCard, sortCards, suitName } from "./cards.js";
 import { h, fill, setText } from "./dom.js";
 import { language, t } from "./i18n.js";
 import { botWords, presetLabel } from "./option_fields.js";
 import { ReviewPanel } from "./review.js";
+import { roomSection } from "./replay_room.js";
 
 /** Where the cards went before a hand (as daily.js says it). */
 function directionWords(direction) {
@@ -39,6 +40,7 @@ class ReplayPage {
     this.data = null;
     this.hand = 0;
     this.step = 0; // 0: the deal (and passing); k: after trick k; last: the result
+    this.room = null; // a shared room (static/js/replay_room.js): only its driver steps
     this.keyHandler = (event) => this.onKey(event);
   }
 
@@ -66,6 +68,9 @@ class ReplayPage {
     this.preset = presets[this.data.preset];
     this.game = this.preset ? this.preset.game : this.data.preset.startsWith("two-player-dummy") ? "dummy" : "classic";
     this.build();
+    // A link to a given hand and trick (&hand=N&trick=K, as a room's link gives) opens there.
+    const at = new URLSearchParams(window.location.search);
+    if (at.get("hand")) this.show(Number(at.get("hand")) - 1 || 0, Number(at.get("trick")) || 0, false);
     document.addEventListener("keydown", this.keyHandler);
     this.render();
     this.reviewPanel.start();
@@ -74,6 +79,7 @@ class ReplayPage {
   destroy() {
     document.removeEventListener("keydown", this.keyHandler);
     if (this.reviewPanel) this.reviewPanel.destroy();
+    if (this.room) this.room.destroy();
   }
 
   /** A seat's player; a computer with its level unless ``level`` is false (under a card). */
@@ -133,6 +139,7 @@ class ReplayPage {
         h("p", {}, t("replay.final", { scores }), " ", h("strong", {}, won)),
         h("p", { class: "hint" }, t("replay.keys")),
         this.shareBox(), e.controls, e.stepText),
+      roomSection(this),
       h("div", { class: "replay-board" },
         h("section", { class: "panel board-table" }, h("h2", {}, t("replay.on_table")), e.trick, e.result),
         h("section", { class: "panel board-cards" }, h("h2", {}, t("replay.cards")), e.holdings),
@@ -165,6 +172,7 @@ class ReplayPage {
   }
 
   move(delta) {
+    if (this.room && !this.room.mayStep()) return;
     const next = this.step + delta;
     if (next < 0) {
       if (this.hand > 0) this.go(this.hand - 1, Infinity);
@@ -179,10 +187,16 @@ class ReplayPage {
   }
 
   go(hand, step) {
-    if (hand < 0 || hand >= this.data.hands.length) return;
+    if (this.room && !this.room.mayStep()) return;
+    this.show(hand, step);
+  }
+
+  /** Show (hand, step) whoever drives: the room's position comes here. */
+  show(hand, step, draw = true) {
+    if (!Number.isInteger(hand) || hand < 0 || hand >= this.data.hands.length) return;
     this.hand = hand;
-    this.step = Math.min(step, this.steps() - 1);
-    this.render();
+    this.step = Math.max(0, Math.min(step, this.steps() - 1));
+    if (draw) this.render();
   }
 
   onKey(event) {
@@ -264,7 +278,7 @@ class ReplayPage {
       const winner = trick.winner === null ? t("replay.nobody_yet") : trick.winner === "dummy" ? t("replay.the_dummy_lower") : this.name(trick.winner);
       const first = trick.plays[0];
       const led = first ? faceOf(first.card, trick.lead_face || "light") : null;
-      let lead = led && !led.joker ? t("replay.suit_led", { suit: SUIT_NAMES[led.suit] }) : t("replay.led");
+      let lead = led && !led.joker ? t("replay.suit_led", { suit: suitName(led.suit) }) : t("replay.led");
       if (trick.lead_face) lead = t(trick.lead_face === "dark" ? "replay.dark_face" : "replay.light_face", { lead });
       setText(e.stepText, t("replay.trick_step", { hand: hand.hand_no + 1, trick: this.step, tricks: tricks.length, lead, winner }));
       fill(e.trick, h("ol", { class: "mini-trick" }, trick.plays.map((p, i) => h("li", {
@@ -278,6 +292,7 @@ class ReplayPage {
       fill(e.result);
     }
     if (this.reviewPanel) this.reviewPanel.decorate(this.root);
+    if (this.room) this.room.rendered();
   }
 
   /** Moves name Double Hearts cards by their Light face; find the full "Light/Dark" text. */
