@@ -138,14 +138,14 @@ class EventPage {
       this.factsKey = factsKey;
       fill(this.facts, facts.map(([k, v]) => h("div", {}, h("dt", {}, k), h("dd", {}, v))));
     }
-    setText(this.status, statusWords(ev));
-    this.renderSeat(ev);
-    this.renderActions(ev);
     const key = `${ev.state}:${ev.current_round}:${ev.entries}:${ev.registered}`;
     if (key !== this.standingsKey) {
       this.standingsKey = key;
-      await this.loadStandings(false);
+      await this.loadStandings(false); // first, so the status never says more than they show
     }
+    setText(this.status, statusWords(ev));
+    this.renderSeat(ev);
+    this.renderActions(ev);
   }
 
   renderSeat(ev) {

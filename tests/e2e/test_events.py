@@ -1,0 +1,183 @@
+"""A club event in a real browser: Ann makes a club, Bob joins it; Ann schedules an event
+from the club page (a start in the past and too many rounds are refused next to the form,
+then one that starts in a few seconds), both register on its page, the event starts, each
+follows "Go to your table" (the computer plays for them until they come) and plays the round,
+and both see the round in the standings. Run with Ann on a desktop and Bob on a phone, then
+the other way round, so each page is checked at both sizes (axe-core, clipped text,
+overlaps). The module's server plays 2 hands a round, so both surely play whenever they
+come."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import start_server, stop_server
+from tests.e2e.helpers import (
+    DESKTOP,
+    PHONE,
+    Player,
+    ServerInfo,
+    act_once,
+    check_page,
+    new_player,
+    snap,
+    wait_for,
+)
+
+pytestmark = pytest.mark.hang_timeout(600)
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+START_IN_SECONDS = 12  # time enough for both to register
+
+# A moment ``seconds`` from now as a datetime-local input's value, in the browser's own time.
+LOCAL_INPUT_JS = """(seconds) => {
+    const d = new Date(Date.now() + seconds * 1000);
+    const p = (n) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}` +
+        `T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(browser: Any) -> Iterator[ServerInfo]:
+    proc, info, data_dir = start_server({"HEARTS_EVENTS_HANDS_PER_ROUND": "2"})
+    try:
+        yield info
+    finally:
+        stop_server(proc, data_dir)
+
+
+def _person(browser: Any, server: ServerInfo, name: str, size: dict[str, int]) -> Player:
+    return new_player(browser, server, name, viewport=size, mobile=size == PHONE)
+
+
+def _error_shown(page: Any, words: str) -> None:
+    wait_for(lambda: words in page.locator("#event-error").inner_text(), what=words)
+
+
+def _go_and_play(players: list[Player]) -> dict[str, int]:
+    """Each follows "Go to your table" (coming to it takes the seat back from the computer,
+    which played for them until then) and plays (first legal cards) until the game is over;
+    how many moves each made."""
+    for player in players:
+        player.page.click("#event-go")
+    for player in players:  # seated: their socket at the table ends the computer's stand-in
+        player.page.wait_for_selector(".table-page.seated", timeout=20_000)
+    moves = {player.name: 0 for player in players}
+    pages = [player.page for player in players]
+
+    def over() -> bool:
+        return all(page.locator(".final-scores").count() > 0 for page in pages)
+
+    wait_for(lambda: _play_round(players, moves) or over(), timeout=120, interval=0.05)
+    return moves
+
+
+def _play_round(players: list[Player], moves: dict[str, int]) -> bool:
+    for player in players:
+        if player.page.locator(".final-scores").count() == 0 and act_once(player.page):
+            moves[player.name] += 1
+    return False
+
+
+@pytest.mark.parametrize(
+    ("ann_size", "bob_size"),
+    [(DESKTOP, PHONE), (PHONE, DESKTOP)],
+    ids=["ann-1280x800-bob-390x844", "ann-390x844-bob-1280x800"],
+)
+def test_a_club_event_from_scheduling_to_the_standings(
+    browser: Any, server: ServerInfo, ann_size: dict[str, int], bob_size: dict[str, int]
+) -> None:
+    ann = _person(browser, server, "Ann", ann_size)
+    bob = _person(browser, server, "Bob", bob_size)
+    done: set[str] = set()
+    try:
+        page = ann.page
+        page.goto("/?clubs=1")
+        page.fill("#club-name", f"Event night {ann_size['width']}")  # names are unique
+        page.click("#club-create")
+        page.wait_for_selector("#event-create")
+        club_url = page.url
+        bob.page.goto(club_url)
+        bob.page.click("#club-join")
+        bob.page.wait_for_selector("#club-leave")
+        assert bob.page.locator("#event-create").count() == 0  # admins schedule
+        assert (
+            "No event to come"
+            in bob.page.locator("section[aria-labelledby=club-events-title]").inner_text()
+        )
+
+        # Bad input is refused next to the form: a start in the past (the page's own check),
+        # too many rounds (the server's refusal, in its words)
+        page.fill("#event-name", "Friday cup")
+        page.fill("#event-start", page.evaluate(LOCAL_INPUT_JS, -600))
+        page.click("#event-create")
+        _error_shown(page, "has passed")
+        assert page.get_attribute("#event-start", "aria-invalid") == "true"
+        page.fill("#event-start", page.evaluate(LOCAL_INPUT_JS, 3600))
+        page.fill("#event-rounds", "99")
+        page.click("#event-create")
+        _error_shown(page, "rounds")
+        assert page.get_attribute("#event-rounds", "aria-invalid") == "true"
+        check_page(page, "club-event-form", done, SHOTS)
+
+        # A one-round Swiss event that starts in a few seconds
+        page.fill("#event-rounds", "1")
+        page.fill("#event-start", page.evaluate(LOCAL_INPUT_JS, START_IN_SECONDS))
+        page.click("#event-create")
+        page.wait_for_selector("#event-register")
+        event_url = page.url
+        assert "?event=" in event_url
+        assert "Registration open" in page.locator("#event-status").inner_text()
+        page.click("#event-register")
+        page.wait_for_selector("#event-withdraw")
+
+        bob.page.reload()
+        bob.page.click(".club-events a >> text=Friday cup")
+        bob.page.wait_for_selector("#event-register")
+        bob.page.click("#event-register")
+        bob.page.wait_for_selector("#event-withdraw")
+        wait_for(
+            lambda: "Bob (you)" in bob.page.locator(".event-players").inner_text(),
+            what="Bob in the players registered",
+        )
+        assert "Ann" in bob.page.locator(".event-players").inner_text()
+        check_page(bob.page, "event-registered", done, SHOTS)
+        snap(bob.page, SHOTS, f"event-registered-bob-{bob_size['width']}")
+
+        # The event starts: each is told their table
+        for player in (ann, bob):
+            player.page.wait_for_selector("#event-go", timeout=40_000)
+        assert "round 1 of 1" in page.locator("#event-status").inner_text()
+        check_page(page, "event-seated", done, SHOTS)
+        check_page(bob.page, "event-seated", done, SHOTS)
+
+        moves = _go_and_play([ann, bob])
+        assert all(moves.values()), moves  # both played at their table
+
+        # Back on the event's page, the round is in the standings
+        for player in (ann, bob):
+            player.page.goto(event_url)
+            player.page.wait_for_function(
+                """() => (document.getElementById('event-status') || {}).textContent === 'Finished'
+                    && document.querySelectorAll('.event-standings tbody tr').length === 2""",
+                timeout=30_000,
+            )
+            text = player.page.locator(".event-standings").inner_text()
+            assert "Ann" in text and "Bob" in text
+            # both played the one round: its column says 1 on each line
+            cells = player.page.locator(".event-standings tbody tr td:last-child").all_inner_texts()
+            assert cells == ["1", "1"], cells
+            assert player.page.locator("#event-go, #event-register, #event-withdraw").count() == 0
+        check_page(page, "event-finished", done, SHOTS)
+        check_page(bob.page, "event-finished", done, SHOTS)
+        # The console's line for the refused form (rounds) is the one expected
+        errors = [e for e in ann.page.js_errors + bob.page.js_errors if "status of 422" not in e]
+        assert not errors, errors
+    finally:
+        for player in (ann, bob):
+            player.close()
