@@ -159,6 +159,8 @@ class Table:
     time_zone: str | None = None
     # Turn-based: when the players to act are told their time is almost up (ms), until then.
     warn_ms: float | None = None
+    # Turn-based: when the turn of the players to act began (ms).
+    turn_began_ms: float | None = None
 
     @property
     def turn_based(self) -> bool:
@@ -220,7 +222,11 @@ class Table:
             **({"rated": True} if self.rated else {}),
             **({"hints": True, "hints_used": self.hints_used} if self.hints else {}),
             # A live table stores none of its pace (the defaults): it is stored on every move.
-            **(self._pace_json() | {"warn_ms": self.warn_ms} if self.turn_based else {}),
+            **(
+                self._pace_json() | {"warn_ms": self.warn_ms, "turn_began_ms": self.turn_began_ms}
+                if self.turn_based
+                else {}
+            ),
         }
 
     def _pace_json(self) -> dict[str, Any]:
@@ -275,6 +281,7 @@ class Table:
             hours=obj.get("hours"),
             time_zone=obj.get("time_zone"),
             warn_ms=obj.get("warn_ms"),
+            turn_began_ms=obj.get("turn_began_ms"),
         )
 
     def public_json(self) -> dict[str, Any]:

@@ -20,6 +20,10 @@ from app.tables.writer import TableWriter
 
 log = logging.getLogger(__name__)
 
+# A turn-based turn this young when its player leaves the table is told to them as they go
+# (its notice at the start found them there): see Presence._left_at_a_new_turn.
+NEW_TURN_MS = 60_000
+
 
 class Presence(TableWriter):
     async def attach(self, table_id: str, player_key: str, *, cap: int = 0) -> Counted:
@@ -52,7 +56,39 @@ class Presence(TableWriter):
         counted = await self._count(table_id, player_key, -1, table=table)
         if table.seat_of(player_key) is not None:
             await self._sync_presence(table_id, player_key, counted.holder > 0)
+            if counted.holder == 0:
+                await self._left_at_a_new_turn(table, player_key)
         return counted
+
+    async def _left_at_a_new_turn(self, table: Table, player_id: str) -> None:
+        """A turn-based player closed their last socket while the table waits for their move,
+        a turn that began moments ago (``NEW_TURN_MS``): its "your turn" notice, sent as it
+        began, found them still at the table (they moved and left while the others answered),
+        so it is sent now; the notifier sends it only if no socket of theirs is open anywhere.
+        A player who stayed longer with the turn before them is reminded only when their time
+        runs short."""
+        if self.notify is None or not table.turn_based:
+            return
+        # Read again now that the socket is no longer counted: a turn committed before this
+        # read is seen here, one committed after it finds the player away when its notice is
+        # sent (a turn that began in between is told by one of the two, or both).
+        with contextlib.suppress(TableError):
+            table, _ = await self.read(table.id)
+        seat_no = table.seat_of(player_id)
+        if (
+            self.notify is None
+            or not table.turn_based
+            or table.status != "playing"
+            or seat_no is None
+            or table.deadline_ms is None
+            or seat_no not in table.deadline_seats
+            or table.seats[seat_no].computer_plays
+        ):
+            return
+        began = table.turn_began_ms
+        if began is None or self.clock() - began > NEW_TURN_MS:
+            return
+        await self._send_notices(table, [(player_id, "your_turn")])
 
     async def spectators(self, table_id: str) -> Counted:
         """The table's socket counts now (``viewers``: spectators, seated players left out)."""

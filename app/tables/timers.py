@@ -65,6 +65,7 @@ def schedule(
                 window, zone = table.hours_window(), table.time_zone
                 table.deadline_ms = clock_end(now, table.move_seconds, window, zone)
                 table.warn_ms = clock_end(now, table.move_seconds * WARN_SHARE, window, zone)
+                table.turn_began_ms = now
             else:
                 table.deadline_ms = now + table.turn_timer * 1000
         table.deadline_seats = humans

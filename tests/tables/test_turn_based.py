@@ -93,6 +93,8 @@ async def test_a_moves_time_warning_and_timeouts(
     await service.attach(table_id, ALICE.player_id)
     await service.detach(table_id, ALICE.player_id)
     assert (await service.read(table_id))[0].seats[0].gone_since == clock.ms
+    # (leaving at a turn this new tells her again: test_leaving_at_a_new_turn_...)
+    assert notices.take() == [("p-alice", "your_turn")]
     clock.ms += 0.8 * HOUR - 1
     await run_due(service, clock)
     assert notices.take() == []
@@ -120,6 +122,65 @@ async def test_a_moves_time_warning_and_timeouts(
     ]
     assert t.status == "playing"  # 1.2 hours and more with idle_table_ttl 60 s: not abandoned
     assert not t.seats[1].away  # Bob has had no socket for 1.2 hours: no grace period here
+
+
+async def test_leaving_at_a_new_turn_tells_the_player_as_they_go(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """A player who moves and closes the page while the others answer had their socket open
+    when their next turn began, so its notice found them at the table (the notifier sends only
+    to the away): the writer tells them again as their last socket closes, while the turn is
+    new (NEW_TURN_MS). Not when another socket of theirs stays open, not when it is not their
+    turn, not when they stayed with the turn longer, not at a live table."""
+    service, clock, notices, table_id = await two_friends(redis_client, namespace)
+    notices.take()
+    # Bob passes with the table open, then Alice: the play begins; whoever holds the two of
+    # clubs has a new turn at once.
+    await service.attach(table_id, BOB.player_id)
+    await service.attach(table_id, BOB.player_id)  # a second tab
+    await human_move(service, table_id, BOB, 0)
+    clock.ms += 1_000
+    await human_move(service, table_id, ALICE, 0)
+    await run_due(service, clock)
+    table, state = await service.read(table_id)
+    assert state is not None and state.phase == "play"
+    bob_seat = table.seat_of(BOB.player_id)
+    told = notices.take()
+    if bob_seat not in table.deadline_seats:  # the two of clubs elsewhere: play to Bob's turn
+        while bob_seat not in (await service.read(table_id))[0].deadline_seats:
+            clock.ms += 1_000
+            await human_move(service, table_id, ALICE, 1)
+            await run_due(service, clock)
+        told = notices.take()
+    assert ("p-bob", "your_turn") in told  # sent at the turn's start (the notifier drops it)
+    clock.ms += 30_000
+    await service.detach(table_id, BOB.player_id)
+    assert notices.take() == []  # his other tab is still open
+    await service.detach(table_id, BOB.player_id)
+    assert notices.take() == [("p-bob", "your_turn")]
+    # Back and gone again after a longer look: the turn is old news; the warning will come.
+    await service.attach(table_id, BOB.player_id)
+    clock.ms += 31_000
+    await service.detach(table_id, BOB.player_id)
+    assert notices.take() == []
+    # Alice is not to act: her leaving tells her nothing.
+    await service.attach(table_id, ALICE.player_id)
+    await service.detach(table_id, ALICE.player_id)
+    assert notices.take() == []
+
+
+async def test_leaving_a_live_table_sends_no_notice(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    clock = Clock()
+    service, _ = make_service(redis_client, namespace, clock)
+    notices = Notices()
+    service.notify = notices
+    table = await service.create(ALICE, "classic", bots={"1": "easy", "2": "easy", "3": "easy"})
+    await service.start(table.id, ALICE)
+    await service.attach(table.id, ALICE.player_id)
+    await service.detach(table.id, ALICE.player_id)
+    assert notices.take() == []
 
 
 async def test_three_timeouts_in_a_row_take_the_seat_until_the_player_comes_back(

@@ -38,15 +38,24 @@ def database(tmp_path: Path, migrated_sqlite_file: Path) -> Iterator[Database]: 
 
 
 def replica_of(cluster: LocalCluster, key: str) -> tuple[int, int]:
-    """(master, replica) ports serving ``key``'s slot."""
+    """(master, replica) ports serving ``key``'s slot, once the node asked lists a replica for
+    it: a replica in sync may reach another node's CLUSTER SLOTS a moment later (the cluster
+    bus's gossip; seen on a loaded machine)."""
     from redis.cluster import key_slot
 
     slot = key_slot(key.encode())
-    client = cluster.client(cluster.alive()[0])
-    for start, end, master, *replicas in client.execute_command("CLUSTER SLOTS"):
-        if start <= slot <= end and replicas:
-            return int(master[1]), int(replicas[0][1])
-    raise LookupError(slot)
+    found: list[tuple[int, int]] = []
+
+    def listed() -> bool:
+        client = cluster.client(cluster.alive()[0])
+        for start, end, master, *replicas in client.execute_command("CLUSTER SLOTS"):
+            if start <= slot <= end and replicas:
+                found.append((int(master[1]), int(replicas[0][1])))
+                return True
+        return False
+
+    cluster._wait(listed, f"a replica of slot {slot} in CLUSTER SLOTS")
+    return found[-1]
 
 
 async def test_a_failover_that_loses_the_last_moves_loses_no_answered_move(
@@ -65,7 +74,7 @@ async def test_a_failover_that_loses_the_last_moves_loses_no_answered_move(
             redis_client, "tbfail", database, hands=1
         )
         await play_on(service, clock, table_id, 4)
-        master, replica = replica_of(cluster, keys.state_key(table_id))
+        master, replica = await asyncio.to_thread(replica_of, cluster, keys.state_key(table_id))
         behind = int(await redis_client.get(keys.version_key(table_id)))
         # The replica misses what comes next (its link to the master cut: it signs in to the
         # master as a user the master does not know), the players answered all the same.
