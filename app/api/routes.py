@@ -13,8 +13,9 @@ from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
 from app.api.limits import check_new_guest, limit_address, tables_refused, too_many
 from app.api.security import set_session_cookie
 from app.api.strict import StrictRoute
-from app.db.players import AccountError
+from app.db.players import AccountError, language_of, set_language
 from app.friends.store import friend_ids
+from app.i18n import LANGUAGES, supported
 from app.realtime.lobby_index import LobbyError, decode_cursor
 from app.tables import BOT_LEVELS, Actor, TableError
 from app.tables.limits import TooManyTables
@@ -94,9 +95,27 @@ async def create_guest(
     return {"token": token, "player": {"id": player.id, "name": player.name, "is_guest": True}}
 
 
+class LanguageIn(BaseModel):
+    model_config = ConfigDict(strict=True)
+
+    language: str = Field(max_length=16)
+
+
 @router.get("/me")
-async def me(player: PlayerDep) -> dict[str, Any]:
-    return {"id": player.id, "name": player.name, "is_guest": player.is_guest}
+async def me(player: PlayerDep, services: ServicesDep) -> dict[str, Any]:
+    """Who the session is, and the language the server last knew them to read (null: none
+    yet; the page sends its own when they differ: PUT /api/me/language)."""
+    language = await run_in_threadpool(language_of, services.database, player.id)
+    return {"id": player.id, "name": player.name, "is_guest": player.is_guest, "language": language}
+
+
+@router.put("/me/language", status_code=204)
+async def put_language(body: LanguageIn, player: PlayerDep, services: ServicesDep) -> Response:
+    """The language the player reads the site in: e-mails and pushes are written in it."""
+    if supported(body.language) != body.language:
+        raise _error(422, "bad_language", f"the languages are {', '.join(LANGUAGES)}")
+    await run_in_threadpool(set_language, services.database, player.id, body.language)
+    return Response(status_code=204)
 
 
 @router.get("/presets")

@@ -89,6 +89,9 @@ class Player(PlayerBase, table=True):
     password_hash: str | None = Field(default=None, max_length=255)
     created_at: datetime = timestamp()
     registered_at: datetime | None = timestamp(nullable=True)
+    # The language the player last read the site in (app.i18n.LANGUAGES; None: not known yet):
+    # what reaches them away from the page (e-mails, pushes) is written in it.
+    language: str | None = Field(default=None, max_length=8)
 
 
 class PlayerPublic(PlayerBase):

@@ -194,6 +194,24 @@ def get_player(db: Database, player_id: str) -> PlayerInfo | None:
         return None if player is None else PlayerInfo.of(player)
 
 
+def language_of(db: Database, player_id: str) -> str | None:
+    """The language the player last read the site in (None: not known, or no such player)."""
+    with db.engine.connect() as connection:
+        found = connection.execute(
+            sa.select(col(Player.language)).where(col(Player.id) == player_id)
+        ).first()
+    return None if found is None else found[0]
+
+
+def set_language(db: Database, player_id: str, language: str) -> None:
+    """Remember the player's language (one of app.i18n.LANGUAGES: the caller checks)."""
+    with db.session() as session:
+        session.execute(
+            sa.update(Player).where(col(Player.id) == player_id).values(language=language)
+        )
+        session.commit()
+
+
 def rename_player(db: Database, player_id: str, name: str) -> PlayerInfo:
     """Change a guest's display name (an account's display name is its account name)."""
     name = validate_display_name(name)

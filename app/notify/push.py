@@ -26,6 +26,7 @@ import urllib3
 from pywebpush import WebPusher  # type: ignore[import-untyped]
 
 from app.db import Database
+from app.i18n import DEFAULT, supported
 from app.notify import store
 from app.notify.endpoints import endpoint_problem
 from app.notify.service import Notice
@@ -46,10 +47,10 @@ class PushResult:
     status: int  # the push service's answer; 0 when it could not be reached
 
 
-def payload(notice: Notice) -> bytes:
-    """What the service worker gets (static/sw.js): words, the page to open, the tag that
-    replaces an earlier notification of the same topic on the device."""
-    said = words(notice)
+def payload(notice: Notice, lang: str = DEFAULT) -> bytes:
+    """What the service worker gets (static/sw.js): words in the player's language, the page
+    to open, the tag that replaces an earlier notification of the same topic on the device."""
+    said = words(notice, lang)
     return orjson.dumps(
         {
             "kind": notice.kind,
@@ -95,8 +96,8 @@ class PushChannel:
         targets = store.push_targets(self.database, notice.player_id, notice.kind)
         if not targets:
             return []
-        body = payload(notice)
-        topic = words(notice).topic
+        body = payload(notice, supported(targets[0].language) or DEFAULT)
+        topic = words(notice).topic  # the same in every language
         return [self.post(target, body, topic) for target in targets]
 
     def post(self, target: store.Subscription, body: bytes, topic: str) -> PushResult:

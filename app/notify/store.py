@@ -82,6 +82,7 @@ class Subscription:
     endpoint: str
     p256dh: str
     auth: str
+    language: str | None = None  # the player's (app.db.players.language_of): the push's words
 
     def info(self) -> dict[str, object]:
         """The shape pywebpush takes (the browser's PushSubscription.toJSON())."""
@@ -150,6 +151,7 @@ def subscriptions(database: Database, player_id: str) -> list[Subscription]:
 
 _SUBS = PushSubscription.__table__  # type: ignore[attr-defined]
 _CHOICES = NotifySetting.__table__  # type: ignore[attr-defined]
+_PLAYERS = Player.__table__  # type: ignore[attr-defined]
 
 
 def push_targets(database: Database, player_id: str, kind: str) -> list[Subscription]:
@@ -164,12 +166,13 @@ def push_targets(database: Database, player_id: str, kind: str) -> list[Subscrip
             _SUBS.c.p256dh,
             _SUBS.c.auth,
             _CHOICES.c.push,
+            _PLAYERS.c.language,
         )
         .select_from(
             _SUBS.outerjoin(
                 _CHOICES,
                 sa.and_(_CHOICES.c.player_id == _SUBS.c.player_id, _CHOICES.c.kind == kind),
-            )
+            ).join(_PLAYERS, _PLAYERS.c.id == _SUBS.c.player_id)
         )
         .where(_SUBS.c.player_id == player_id)
         .order_by(_SUBS.c.id)
@@ -181,7 +184,7 @@ def push_targets(database: Database, player_id: str, kind: str) -> list[Subscrip
     choice = rows[0].push
     if not (DEFAULTS[kind]["push"] if choice is None else choice):
         return []
-    return [Subscription(r.id, r.player_id, r.endpoint, r.p256dh, r.auth) for r in rows]
+    return [Subscription(r.id, r.player_id, r.endpoint, r.p256dh, r.auth, r.language) for r in rows]
 
 
 def drop_subscription(database: Database, subscription_id: int) -> None:
@@ -212,6 +215,7 @@ class Address:
     name: str
     address: str
     verified: bool
+    language: str | None = None  # the player's: the e-mail's words
 
 
 def address_key(address: str) -> str:
@@ -228,7 +232,9 @@ def address_of(database: Database, player_id: str) -> Address | None:
     if found is None:
         return None
     row, player = found
-    return Address(row.player_id, player.name, row.address, row.verified_at is not None)
+    return Address(
+        row.player_id, player.name, row.address, row.verified_at is not None, player.language
+    )
 
 
 def set_address(database: Database, player_id: str, address: str) -> Address:

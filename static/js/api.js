@@ -89,19 +89,34 @@ export async function api(path, { method = "GET", body = undefined, bearer = und
 export async function signInAsGuest(name) {
   const out = await api("/api/guest", { method: "POST", body: { name } });
   session.setPlayer(out.player);
+  rememberLanguage(null);
   return out.player;
 }
 
 export async function logIn(name, password) {
   const out = await api("/api/account/login", { method: "POST", body: { name, password } });
   session.setPlayer(out.player);
+  rememberLanguage(null);
   return out.player;
 }
+
+/** Tell the server the language this player reads the site in (what reaches them away from
+ *  the page, e-mails and pushes, is written in it), unless it already knows (`known`). */
+export function rememberLanguage(known) {
+  if (!session.player || known === language()) return;
+  api("/api/me/language", { method: "PUT", body: { language: language() } }).catch(() => {
+    // Not kept this time: the next page load tells it again.
+  });
+}
+
+// Another language picked in Settings: the server hears of it at once.
+if (typeof window !== "undefined") window.addEventListener("hearts:language", () => rememberLanguage(null));
 
 export async function register(name, password) {
   // Signed in as a guest, the guest becomes the account (and keeps its games).
   const out = await api("/api/account/register", { method: "POST", body: { name, password } });
   session.setPlayer(out.player);
+  rememberLanguage(null);
   return out.player;
 }
 
@@ -137,6 +152,7 @@ export async function checkSession() {
   try {
     const me = await api("/api/me");
     session.setPlayer(me);
+    rememberLanguage(me.language);
     return me;
   } catch (error) {
     if (error.status === 401) session.clear();

@@ -175,3 +175,23 @@ async def test_the_vapid_key_is_made_once_and_kept(site_factory: Any) -> None:
     key = (await first.http.get("/api/notify/push/key")).json()["public_key"]
     second: Site = await site_factory()  # the same database: the same key
     assert (await second.http.get("/api/notify/push/key")).json()["public_key"] == key
+
+
+async def test_a_push_is_written_in_the_players_language(
+    site_factory: Any, push_service: PushService
+) -> None:
+    """The language the page told the server writes the push (decrypted on the device): a
+    German player reads German; the topic, which replaces an older push, is the same in every
+    language."""
+    site: Site = await site_factory()
+    ann, headers = await site.register("Ann")
+    phone = push_service.device()
+    assert (await _subscribe(site, headers, phone.subscription())).status_code == 201
+    r = await site.http.put("/api/me/language", json={"language": "de"}, headers=headers)
+    assert r.status_code == 204, r.text
+    notice = Notice(ann, "your_turn", "T1", {"table_name": "Freitag"})
+    await site.services.notifier.process(notice)
+    [got] = await push_service.wait_for(1)
+    assert got.payload["title"] == "Du bist am Zug"
+    assert got.payload["body"] == "Du bist in Freitag am Zug."
+    assert got.headers["topic"] == words(notice).topic == got.payload["tag"]
