@@ -22,6 +22,7 @@ from email.utils import formatdate, make_msgid, parseaddr
 from urllib.parse import quote
 
 from app.db import Database
+from app.i18n import DEFAULT, supported, translate
 from app.notify import store, tokens
 from app.notify.digest import DIGEST_KINDS, Digests
 from app.notify.service import Notice
@@ -173,23 +174,28 @@ class MailChannel:
         for notice in notices:
             latest.pop(notice.table_id, None)
             latest[notice.table_id] = notice
+        lang = supported(address.language) or DEFAULT
         lines = []
         for notice in latest.values():
-            said = words(notice)
+            said = words(notice, lang)
             lines.append(f"- {said.body}\n  {self.links.site(said.path)}")
         stop = self.links.unsubscribe(player_id, "your_turn")
         count = len(latest)
         text = (
-            f"Hello {address.name},\n\n"
-            + (f"{count} games wait for your move:" if count > 1 else "A game waits for your move:")
+            translate(lang, "notify.mail.hello", name=address.name)
+            + "\n\n"
+            + translate(lang, "notify.mail.digest_intro", count=count)
             + "\n\n"
             + "\n".join(lines)
-            + "\n\n--\nOne e-mail gathers your turns of the last minutes.\n"
-            f"No more e-mails about your turn: {stop}\n"
+            + "\n\n--\n"
+            + translate(lang, "notify.mail.digest_why")
+            + "\n"
+            + translate(lang, "notify.mail.digest_stop", link=stop)
+            + "\n"
         )
         message = self.mailer.message(
             address.address,
-            f"Hearts Online: your move in {count} game{'s' if count > 1 else ''}",
+            translate(lang, "notify.mail.digest_subject", count=count),
             text,
             {
                 "List-Unsubscribe": f"<{stop}>",
@@ -199,16 +205,21 @@ class MailChannel:
         await self.mailer.send_async(message)
 
     def compose(self, notice: Notice, address: store.Address) -> EmailMessage:
-        said = words(notice)
+        """A notice's e-mail, in the player's language (English when none is known)."""
+        lang = supported(address.language) or DEFAULT
+        said = words(notice, lang)
         stop = self.links.unsubscribe(notice.player_id, notice.kind)
         text = (
-            f"Hello {address.name},\n\n{said.body}\n\n{self.links.site(said.path)}\n\n"
-            f"--\nYou get this e-mail because you asked for it in Hearts Online's settings.\n"
-            f"No more e-mails of this kind ({said.title.lower()}): {stop}\n"
+            translate(lang, "notify.mail.hello", name=address.name)
+            + f"\n\n{said.body}\n\n{self.links.site(said.path)}\n\n--\n"
+            + translate(lang, "notify.mail.why")
+            + "\n"
+            + translate(lang, "notify.mail.stop", kind=said.title.lower(), link=stop)
+            + "\n"
         )
         return self.mailer.message(
             address.address,
-            f"Hearts Online: {said.title}",
+            translate(lang, "notify.mail.subject", title=said.title),
             text,
             {
                 "List-Unsubscribe": f"<{stop}>",

@@ -5,6 +5,7 @@ List-Unsubscribe headers, and the refusals of bad addresses and bad or forged to
 from __future__ import annotations
 
 import re
+from email.header import decode_header, make_header
 from email.message import Message
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -23,6 +24,11 @@ def _body(message: Message) -> str:
     payload = message.get_payload(decode=True)
     assert isinstance(payload, bytes)
     return payload.decode()
+
+
+def _subject(message: Message) -> str:
+    """The Subject as the reader sees it (a non-ASCII one travels RFC 2047-encoded)."""
+    return str(make_header(decode_header(message["Subject"])))
 
 
 def _link(message: Message) -> str:
@@ -266,3 +272,40 @@ async def test_turn_emails_within_a_window_come_as_one_digest(
     # nothing gathered since: closing again sends nothing
     assert await digests.flush(ann) == 0
     assert len(inbox.to("ann@example.org")) == 3
+
+
+async def test_emails_are_written_in_the_players_language(
+    site_factory: Any, smtp: tuple[Inbox, int]
+) -> None:
+    """The language the page told the server (PUT /api/me/language) writes the e-mails: the
+    greeting, the notice, the footer, the subject and the digest's count, in French; another
+    player, who never said, reads English."""
+    inbox, _port = smtp
+    site = await _site(site_factory, smtp, email_digest_minutes=60)
+    ann, headers = await _verified(site, inbox, "Ann", "ann@example.org")
+    bob, _bob_headers = await _verified(site, inbox, "Bob", "bob@example.org")
+    r = await site.http.put("/api/me/language", json={"language": "fr"}, headers=headers)
+    assert r.status_code == 204, r.text
+    notifier = site.services.notifier
+    await notifier.process(Notice(ann, "your_turn", "T1", {"table_name": "Vendredi"}))
+    await notifier.process(Notice(bob, "your_turn", "T1", {"table_name": "Friday"}))
+    french, english = inbox.to("ann@example.org")[-1], inbox.to("bob@example.org")[-1]
+    assert _subject(french) == "Hearts Online : À vous de jouer"
+    body = _body(french)
+    assert body.startswith("Bonjour Ann,")
+    assert "C'est à vous de jouer dans Vendredi." in body
+    assert "Vous recevez cet e-mail parce que vous l'avez demandé" in body
+    assert "Ne plus recevoir d'e-mails de ce type (à vous de jouer) : https://" in body
+    assert "Hello" not in body and "You get this" not in body
+    assert english["Subject"] == "Hearts Online: Your turn"
+    assert _body(english).startswith("Hello Bob,")
+    # the digest of the window, in French with its count
+    await notifier.process(Notice(ann, "your_turn", "T2", {"table_name": "Samedi"}))
+    await notifier.process(Notice(ann, "your_turn", "T3", {"table_name": "Dimanche"}))
+    assert await notifier.mail.digests.flush(ann) == 2
+    digest = inbox.to("ann@example.org")[-1]
+    assert _subject(digest) == "Hearts Online : à vous de jouer dans 2 parties"
+    body = _body(digest)
+    assert "2 parties attendent votre coup :" in body
+    assert "C'est à vous de jouer dans Samedi." in body and "Dimanche" in body
+    assert "Un seul e-mail regroupe vos tours" in body
