@@ -336,6 +336,9 @@ class Settings(BaseSettings):
     events_grace_seconds_max: int = Field(default=600, ge=0, le=86_400)
     # Hands a round's table plays (exactly: no target score ends it early).
     events_hands_per_round: int = Field(default=4, ge=1, le=26)
+    # Minutes before an event's start its registered players are reminded (app.notify
+    # kind ``event_soon``, once per event; 0: no reminder).
+    events_remind_minutes: int = Field(default=10, ge=0, le=1440)
 
     @field_validator("daily_presets")
     @classmethod

@@ -8,6 +8,11 @@ Everything it knows is in SQL (app.compete.events_store) and every step is a com
 there, so the loops of several instances may run together, and an instance that dies
 mid-round leaves nothing behind: the next poll of any instance carries on (a table being made
 by the dead one is made again after ``CLAIM_SECONDS``; its tables live in Redis).
+
+It also tells the players (app.notify): every registered player ``remind_minutes`` before the
+start (``event_soon``, once per event: the instance whose compare-and-set on the event's
+``reminded_at`` hit sends it), and each seated player when their round's table is made
+(``event_started``, by the instance whose table was stored over its own claim).
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -32,6 +39,10 @@ log = logging.getLogger(__name__)
 
 CLAIM_SECONDS = 60.0  # a table claimed for making longer ago than this is made again
 COMPUTER_LEVEL = "standard"  # fills a short table
+REMIND_MINUTES = 10  # when neither the runner nor the table service's settings say
+
+# ``notify(player_id, kind, *, table_id=None, data=None)``: the notifier's send (app.notify).
+Notify = Callable[..., Awaitable[None]]
 
 
 class EventRunner:
@@ -42,12 +53,30 @@ class EventRunner:
         instance_id: str,
         hands: int = HANDS_PER_ROUND,
         wall: Callable[[], float] = time.time,
+        *,
+        notify: Notify | None = None,
+        remind_minutes: int | None = None,
     ) -> None:
         self.database = database
         self.hands = hands
         self.tables = tables
         self.instance_id = instance_id
         self.wall = wall
+        # None: the table service's (app.main sets ``tables.notify`` and has its settings).
+        self.notify = notify
+        self.remind_minutes = remind_minutes
+
+    def _notifier(self) -> Notify | None:
+        if self.notify is not None:
+            return self.notify
+        found: Notify | None = getattr(self.tables, "notify", None)
+        return found
+
+    def _remind_minutes(self) -> int:
+        if self.remind_minutes is not None:
+            return self.remind_minutes
+        settings = getattr(self.tables, "settings", None)
+        return int(getattr(settings, "events_remind_minutes", REMIND_MINUTES))
 
     async def run(self, stop: asyncio.Event, poll_seconds: float = 2.0) -> None:
         failing = False
@@ -65,12 +94,31 @@ class EventRunner:
                 await asyncio.wait_for(stop.wait(), poll_seconds)
 
     async def step(self) -> None:
-        """One poll: start what is due, then look after every running round."""
+        """One poll: remind who is registered, start what is due, then look after every
+        running round."""
         db = self.database
-        for event_id in await run_in_threadpool(events_store.due_to_start, db, utcnow(), 20):
+        now = utcnow()
+        await self._remind(now)
+        for event_id in await run_in_threadpool(events_store.due_to_start, db, now, 20):
             await run_in_threadpool(events_store.start_round, db, event_id, 1)
         for event_id, round_no in await run_in_threadpool(events_store.running_rounds, db, 100):
             await self._look_after(event_id, round_no)
+
+    async def _remind(self, now: datetime) -> None:
+        """``event_soon`` to the players of the events that start within ``remind_minutes``."""
+        minutes, notify = self._remind_minutes(), self._notifier()
+        if minutes <= 0 or notify is None:
+            return
+        db = self.database
+        soon = now + timedelta(minutes=minutes)
+        for event_id in await run_in_threadpool(events_store.due_to_remind, db, soon, 20):
+            got = await run_in_threadpool(events_store.claim_reminder, db, event_id, now)
+            if got is None:  # another instance sends it, or the event has begun
+                continue
+            left = max(1, math.ceil((got["starts_at"] - now).total_seconds() / 60))
+            data = {"event": event_id, "event_name": got["name"], "minutes": left}
+            for player_id in got["players"]:
+                await notify(player_id, "event_soon", data=data)
 
     async def _look_after(self, event_id: int, round_no: int) -> None:
         db = self.database
@@ -126,9 +174,21 @@ class EventRunner:
             bots=bots,
             others={n: a for n, a in humans.items() if n != 0},
         )
-        await run_in_threadpool(
-            events_store.set_table, self.database, event_id, round_no, info["table_no"], table.id
+        stored = await run_in_threadpool(
+            events_store.set_table,
+            self.database,
+            event_id,
+            round_no,
+            info["table_no"],
+            table.id,
+            marker,
         )
+        notify = self._notifier()
+        if not stored or notify is None:  # taken over: the one that took it tells them
+            return
+        data = {"event": event_id, "event_name": info.get("name", "")}
+        for actor in humans.values():
+            await notify(actor.player_id, "event_started", data=data)
 
     async def _follow(self, event_id: int, round_no: int, info: dict[str, Any]) -> bool:
         """Who came, who is late, and the scores once the game is over. True when the

@@ -393,19 +393,30 @@ def _unscored(session: Session, event_id: int, round_no: int) -> int:
     )
 
 
-def set_table(db: Database, event_id: int, round_no: int, table_no: int, table_id: str) -> None:
-    """The ordinary table (app.tables) a round's table is played at."""
+def set_table(
+    db: Database,
+    event_id: int,
+    round_no: int,
+    table_no: int,
+    table_id: str,
+    marker: str | None = None,
+) -> bool:
+    """The ordinary table (app.tables) a round's table is played at. With ``marker`` (the
+    claim ``claim_table`` took), only while the claim is still that one: False when another
+    instance took the making over since (its table is the one the players are told of)."""
     with db.session() as session:
-        session.execute(
+        moved = session.execute(
             sa.update(EventSeat)
             .where(
                 col(EventSeat.event_id) == event_id,
                 col(EventSeat.round) == round_no,
                 col(EventSeat.table_no) == table_no,
+                *([] if marker is None else [col(EventSeat.table_id) == marker]),
             )
             .values(table_id=table_id)
         )
         session.commit()
+        return bool(moved.rowcount)  # type: ignore[attr-defined]
 
 
 def seen(db: Database, event_id: int, round_no: int, player_id: str) -> None:
@@ -557,6 +568,7 @@ def round_tables(db: Database, event_id: int, round_no: int) -> list[dict[str, A
                 "preset": event.preset if event else "classic",
                 "seed": event.seed if event else "",
                 "grace_seconds": event.grace_seconds if event else 0,
+                "name": event.name if event else "",
             },
         )
         table["seats"].append({"player_id": seat.player_id, "name": name, "late": seat.late})
@@ -582,3 +594,52 @@ def claim_table(
         )
         session.commit()
         return bool(moved.rowcount)  # type: ignore[attr-defined]
+
+
+# Reminders (app.notify) --------------------------------------------------------------------
+
+
+def due_to_remind(db: Database, before: datetime, limit: int) -> list[int]:
+    """Events still taking registrations that start at or before ``before`` and whose players
+    were not reminded yet."""
+    with db.session() as session:
+        rows = session.exec(
+            select(Event.id)
+            .where(
+                Event.state == "registering",
+                col(Event.starts_at) <= before,
+                col(Event.reminded_at).is_(None),
+            )
+            .order_by(col(Event.starts_at))
+            .limit(limit)
+        ).all()
+        return [r for r in rows if r is not None]
+
+
+def claim_reminder(db: Database, event_id: int, now: datetime) -> dict[str, Any] | None:
+    """Take the sending of an event's reminder: ``reminded_at`` goes from None to ``now`` on one
+    instance only (a compare-and-set). That instance gets the event's name, start and the
+    players registered (not withdrawn); every other gets None. An event that has started
+    already is marked and not reminded (None): its players hear of their tables instead."""
+    with db.session() as session:
+        moved = session.execute(
+            sa.update(Event)
+            .where(col(Event.id) == event_id, col(Event.reminded_at).is_(None))
+            .values(reminded_at=now)
+        )
+        session.commit()
+        if moved.rowcount != 1:  # type: ignore[attr-defined]
+            return None
+        event = session.get(Event, event_id)
+        if event is None or event.state != "registering" or _utc(event.starts_at) <= now:
+            return None
+        players = session.exec(
+            select(EventEntry.player_id)
+            .where(col(EventEntry.event_id) == event_id, col(EventEntry.withdrawn).is_(False))
+            .order_by(col(EventEntry.player_id))
+        ).all()
+        return {
+            "name": event.name,
+            "starts_at": _utc(event.starts_at),
+            "players": list(players),
+        }

@@ -240,6 +240,11 @@ class Event(SQLModel, table=True):
     current_round: int = Field(default=0)
     entries: int = Field(default=0)
     starts_at: datetime = Field(sa_column=sa.Column(sa.DateTime(timezone=True), nullable=False))
+    # When the registered players were reminded that it starts soon (set once, by the one
+    # instance whose compare-and-set took it; None: not yet).
+    reminded_at: datetime | None = Field(
+        default=None, sa_column=sa.Column(sa.DateTime(timezone=True), nullable=True)
+    )
     created_by: str | None = foreign_key("player.id", ondelete="SET NULL", nullable=True)
     created_at: datetime = timestamp()
 

@@ -32,6 +32,8 @@ KINDS: tuple[str, ...] = (
     "game_over",
     "invitation",
     "friend_request",
+    "event_soon",
+    "event_started",
 )
 # Kinds about one table: a push for them is skipped while the player has that table open.
 TABLE_KINDS = frozenset({"your_turn", "time_almost_up", "game_over", "invitation"})

@@ -15,7 +15,15 @@ from app.i18n import DEFAULT, translate
 from app.notify.service import Notice
 
 # The words of ``data`` a notice may carry, and their longest length.
-PUBLIC_WORDS = {"table_name": 60, "from": 24, "hours_left": 8, "result": 80}
+PUBLIC_WORDS = {
+    "table_name": 60,
+    "from": 24,
+    "hours_left": 8,
+    "result": 80,
+    "event": 12,  # an event's id (its page, /?event=ID, is public to whom it is sent)
+    "event_name": 40,
+    "minutes": 4,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +88,33 @@ def words(notice: Notice, lang: str = DEFAULT) -> Words:
             "/",
             topic("invite", notice.table_id or ""),
         )
+    if kind in ("event_soon", "event_started"):
+        return _event_words(notice, lang)
     return Words(
         translate(lang, "notify.friend.title"),
         translate(lang, "notify.friend.body", name=who),
         "/",
         topic("friend", who),
     )
+
+
+def _event_words(notice: Notice, lang: str) -> Words:
+    """An event's reminder and its round's table: to the event's page (it names the player's
+    table; an event's table is private, its id stays out of pushes and e-mails); one topic per
+    event, so the table's notice replaces the reminder."""
+    event = _word(notice, "event")
+    name = _word(notice, "event_name") or translate(lang, "notify.an_event")
+    path = f"/?event={event}" if event.isdigit() else "/"
+    if notice.kind == "event_started":
+        return Words(
+            translate(lang, "notify.event_started.title"),
+            translate(lang, "notify.event_started.body", event=name),
+            path,
+            topic("event", event),
+        )
+    minutes = _word(notice, "minutes")
+    if minutes.isdigit():
+        body = translate(lang, "notify.event_soon.body", event=name, count=int(minutes))
+    else:
+        body = translate(lang, "notify.event_soon.body_soon", event=name)
+    return Words(translate(lang, "notify.event_soon.title"), body, path, topic("event", event))

@@ -14,6 +14,8 @@ function kindWords(kind) {
     game_over: t("notifications.game_over"),
     invitation: t("notifications.invitation"),
     friend_request: t("notifications.friend_request"),
+    event_soon: t("notifications.event_soon"),
+    event_started: t("notifications.event_started"),
   };
   return words[kind] || kind;
 }

@@ -83,3 +83,30 @@ def test_tokens_read_back_for_their_own_purpose_only(payload_: list[str], purpos
         assert error.code == "bad_token"
     else:
         raise AssertionError("a token signed with another key was read")
+
+
+def test_an_events_reminder_and_table_in_two_languages() -> None:
+    soon = Notice("p1", "event_soon", None, {"event": 7, "event_name": "Friday cup", "minutes": 10})
+    said = words(soon)
+    assert said.title == "An event starts soon"
+    assert said.body == "Friday cup starts in 10 minutes — your table opens at the start."
+    assert said.path == "/?event=7"
+    one = words(Notice("p1", "event_soon", None, {"event": 7, "event_name": "X", "minutes": 1}))
+    assert one.body.startswith("X starts in 1 minute —")
+    fr = words(soon, "fr")
+    assert fr.title == "Un tournoi commence bientôt"
+    assert fr.body == "Friday cup commence dans 10 minutes : votre table s'ouvre au départ."
+    ready = Notice("p1", "event_started", None, {"event": 7, "event_name": "Friday cup"})
+    assert words(ready).title == "Your table is ready"
+    assert words(ready, "fr").body == "Friday cup : une manche a commencé, votre table est prête."
+    # the table's notice replaces the reminder on the device; to the event's page, not a table
+    assert (
+        words(ready).topic
+        == said.topic
+        != words(Notice("p1", "event_started", None, {"event": 8})).topic
+    )
+    assert words(ready).path == "/?event=7"
+    # no name, no number: words of their own, and no link made of anything but digits
+    bare = words(Notice("p1", "event_soon", None, {"event": "7&x=1"}))
+    assert bare.body == "Your event starts soon — your table opens at the start."
+    assert bare.path == "/"
