@@ -1,11 +1,13 @@
 // Clubs (/?clubs=1: my clubs and a new one; /?club=ID[&link=TOKEN]: one club): join by the
 // club's link or a request, the members, join requests and the link for admins, the club's
 // chat and announcements, its standings in the daily challenge (docs/compete.md "Clubs"), and
-// its events, with the form that schedules one for admins (static/js/events.js).
+// its events, with the form that schedules one for admins (static/js/events.js). Words: the
+// catalog's clubs.* (i18n.js); app.js draws the page again on a change of language.
 
 import { api, checkSession, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
 import { clubEvents } from "./events.js";
+import { formatNumber, plural, t } from "./i18n.js";
 
 export function mountClubs(root, clubId, link) {
   const page = new ClubsPage(root, clubId, link);
@@ -20,6 +22,12 @@ function loadStyle() {
   style.rel = "stylesheet";
   style.href = new URL("../css/daily.css", import.meta.url).href;
   document.head.append(style);
+}
+
+/** A member's role (the server's owner, admin, member) in the page's language. */
+function roleWord(role) {
+  const words = { owner: t("clubs.owner"), admin: t("clubs.admin"), member: t("clubs.member") };
+  return words[role] || role;
 }
 
 class ClubsPage {
@@ -38,7 +46,7 @@ class ClubsPage {
     this.root.classList.add("daily");
     await checkSession();
     if (!session.player) {
-      fill(this.root, h("section", { class: "panel" }, h("p", {}, "Sign in from the lobby first."), h("a", { class: "btn", href: "/" }, "Lobby")));
+      fill(this.root, h("section", { class: "panel" }, h("p", {}, t("clubs.sign_in")), h("a", { class: "btn", href: "/" }, t("replay.lobby"))));
       return;
     }
     if (this.clubId) await this.showClub();
@@ -55,7 +63,7 @@ class ClubsPage {
   }
 
   async showMine() {
-    document.title = "Clubs \u2013 Hearts Online";
+    document.title = t("player.page_title", { title: t("identity.clubs") });
     const data = await this.call("/api/clubs/mine");
     const name = h("input", { id: "club-name", maxlength: "40", required: true, autocomplete: "off" });
     const closed = h("input", { type: "checkbox", id: "club-closed" });
@@ -64,52 +72,52 @@ class ClubsPage {
       const made = await this.call("/api/clubs", { name: name.value, open: !closed.checked });
       if (made) location.href = `/?club=${made.id}`;
     } },
-      h("label", { for: "club-name" }, "Name"), name,
-      h("label", { class: "check" }, closed, " Closed: people join by request, link or invitation"),
-      h("button", { class: "btn primary", id: "club-create" }, "Create the club"));
+      h("label", { for: "club-name" }, t("clubs.name")), name,
+      h("label", { class: "check" }, closed, " ", t("clubs.closed_hint")),
+      h("button", { class: "btn primary", id: "club-create" }, t("clubs.create")));
     const rows = (data ? data.clubs : []).map((c) => h("li", {},
       h("a", { href: `/?club=${c.id}` }, c.name), " ",
-      h("span", { class: "hint" }, c.invited ? "invited you" : `${c.role}, ${c.members} member(s)`)));
+      h("span", { class: "hint" }, c.invited ? t("clubs.invited") : plural("clubs.role_members", c.members, { role: roleWord(c.role) }))));
     fill(this.root,
-      h("h1", { class: "daily-title" }, "Clubs"),
-      h("section", { class: "panel" }, h("h2", {}, "My clubs"), rows.length ? h("ul", {}, rows) : h("p", { class: "hint" }, "No club yet.")),
-      h("section", { class: "panel" }, h("h2", {}, "A new club"), form));
+      h("h1", { class: "daily-title" }, t("identity.clubs")),
+      h("section", { class: "panel" }, h("h2", {}, t("clubs.mine")), rows.length ? h("ul", {}, rows) : h("p", { class: "hint" }, t("clubs.none"))),
+      h("section", { class: "panel" }, h("h2", {}, t("clubs.new")), form));
   }
 
   async showClub() {
     const id = encodeURIComponent(this.clubId);
     const club = await this.call(`/api/clubs/${id}`);
     if (!club) return;
-    document.title = `${club.name} \u2013 Hearts Online`;
+    document.title = t("player.page_title", { title: club.name });
     const parts = [h("h1", { class: "daily-title" }, club.name)];
-    const about = [h("p", {}, `${club.open ? "Open" : "Closed"} club \u00b7 ${club.members} member(s)`)];
+    const about = [h("p", {}, club.open ? plural("clubs.open_club", club.members) : plural("clubs.closed_club", club.members))];
     if (!club.role) {
-      const label = club.open || this.link ? "Join the club" : club.pending === "request" ? "Asked: waiting for an admin" : "Ask to join";
+      const label = club.open || this.link ? t("clubs.join") : club.pending === "request" ? t("clubs.asked") : t("clubs.ask");
       about.push(h("button", { type: "button", class: "btn primary", id: "club-join", disabled: club.pending === "request",
         onclick: async () => {
           const done = await this.call(`/api/clubs/${id}/join`, this.link ? { link: this.link } : {});
           if (done) this.showClub();
         } }, label));
     } else {
-      about.push(h("p", {}, `You are its ${club.role}.`));
+      about.push(h("p", {}, t("clubs.you_are", { role: roleWord(club.role) })));
       about.push(h("p", {}, h("button", { type: "button", class: "btn ghost", id: "club-leave", onclick: async () => {
         if (await this.call(`/api/clubs/${id}/leave`, {})) location.href = "/?clubs=1";
-      } }, "Leave the club")));
+      } }, t("clubs.leave"))));
     }
     if (club.link) {
-      about.push(h("div", { class: "club-create" }, h("label", { for: "club-link" }, "The club's link (whoever has it joins)"),
+      about.push(h("div", { class: "club-create" }, h("label", { for: "club-link" }, t("clubs.link")),
         h("input", { id: "club-link", readonly: true, value: new URL(club.link, location.href).href })));
     }
     parts.push(h("section", { class: "panel" }, about));
     if (club.requests && club.requests.length) {
-      parts.push(h("section", { class: "panel" }, h("h2", {}, "Asking to join"), h("ul", {}, club.requests.map((r) => h("li", {},
+      parts.push(h("section", { class: "panel" }, h("h2", {}, t("clubs.requests")), h("ul", {}, club.requests.map((r) => h("li", {},
         r.name, " ",
-        h("button", { type: "button", class: "btn", onclick: () => this.answer(id, r.player_id, true) }, `Accept ${r.name}`), " ",
-        h("button", { type: "button", class: "btn ghost", onclick: () => this.answer(id, r.player_id, false) }, "Refuse"))))));
+        h("button", { type: "button", class: "btn", onclick: () => this.answer(id, r.player_id, true) }, t("clubs.accept", { name: r.name })), " ",
+        h("button", { type: "button", class: "btn ghost", onclick: () => this.answer(id, r.player_id, false) }, t("clubs.refuse")))))));
     }
     if (club.member_list) {
-      parts.push(h("section", { class: "panel" }, h("h2", {}, "Members"),
-        h("ul", { class: "club-members" }, club.member_list.map((m) => h("li", {}, m.name, " ", h("span", { class: "hint" }, m.role))))));
+      parts.push(h("section", { class: "panel" }, h("h2", {}, t("clubs.members")),
+        h("ul", { class: "club-members" }, club.member_list.map((m) => h("li", {}, m.name, " ", h("span", { class: "hint" }, roleWord(m.role)))))));
     }
     if (club.role) parts.push(await clubEvents(this.clubId, club.role !== "member")); // members' only
     if (club.role) parts.push(await this.chat(id, club.role !== "member"));
@@ -125,23 +133,23 @@ class ClubsPage {
   async chat(id, admin) {
     const data = await this.call(`/api/clubs/${id}/posts`);
     const lines = (data ? data.posts : []).map((p) => h("li", { class: p.announcement ? "club-post announcement" : "club-post" },
-      h("strong", {}, p.name), p.announcement ? " (announcement)" : "", ": ", h("span", {}, p.text)));
-    const text = h("input", { id: "club-text", maxlength: "300", autocomplete: "off", "aria-label": "Your message" });
+      h("strong", {}, p.name), p.announcement ? ` ${t("clubs.announced")}` : "", ": ", h("span", {}, p.text)));
+    const text = h("input", { id: "club-text", maxlength: "300", autocomplete: "off", "aria-label": t("clubs.your_message") });
     const announce = admin ? h("input", { type: "checkbox", id: "club-announce" }) : null;
     const form = h("form", { class: "row", onsubmit: async (event) => {
       event.preventDefault();
       const body = { text: text.value, announcement: !!(announce && announce.checked) };
       if (await this.call(`/api/clubs/${id}/posts`, body)) this.showClub();
-    } }, text, announce ? h("label", { class: "check inline" }, announce, " Announcement") : null,
-      h("button", { class: "btn primary", id: "club-send" }, "Send"));
-    return h("section", { class: "panel" }, h("h2", {}, "Chat"), form,
-      lines.length ? h("ul", { class: "club-posts" }, lines) : h("p", { class: "hint" }, "Nothing said yet."));
+    } }, text, announce ? h("label", { class: "check inline" }, announce, " ", t("clubs.announcement")) : null,
+      h("button", { class: "btn primary", id: "club-send" }, t("clubs.send")));
+    return h("section", { class: "panel" }, h("h2", {}, t("clubs.chat")), form,
+      lines.length ? h("ul", { class: "club-posts" }, lines) : h("p", { class: "hint" }, t("clubs.nothing_said")));
   }
 
   async standings(id) {
     const data = await this.call(`/api/clubs/${id}/standings`);
-    const rows = data ? data.lines.map((l) => h("li", { value: l.rank }, l.name, " ", h("span", { class: "hint" }, `${l.total.toFixed(1)} over ${l.days} day(s)`))) : [];
-    return h("section", { class: "panel" }, h("h2", {}, "Standings: this month's daily challenge"),
-      rows.length ? h("ol", { class: "daily-board" }, rows) : h("p", { class: "hint" }, "No member has finished a daily challenge this month."));
+    const rows = data ? data.lines.map((l) => h("li", { value: l.rank }, l.name, " ", h("span", { class: "hint" }, plural("daily.over_days", l.days, { total: formatNumber(l.total, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) })))) : [];
+    return h("section", { class: "panel" }, h("h2", {}, t("clubs.standings")),
+      rows.length ? h("ol", { class: "daily-board" }, rows) : h("p", { class: "hint" }, t("clubs.no_standings")));
   }
 }

@@ -2,16 +2,25 @@
 // Register / Withdraw, the players registered, the live standings (paged by the API's cursor,
 // fetched again when the round or the entries change), and "Go to your table" once seated.
 // clubEvents() is the club page's part: the club's events and, for its admins, the form that
-// schedules one (docs/compete.md "Events").
+// schedules one (docs/compete.md "Events"). Words: the catalog's events.* (i18n.js); app.js
+// draws the page again on a change of language.
 
 import { api, checkSession, session } from "./api.js";
 import { addStylesheet, fill, h, setText, toast } from "./dom.js";
+import { formatDateTime, formatNumber, has, plural, t } from "./i18n.js";
 
-const FORMAT_NAMES = {
-  swiss: "Swiss by standings",
-  duplicate: "Duplicate: the same deals at every table",
-};
-const SHORT_FORMATS = { swiss: "Swiss", duplicate: "Duplicate" };
+/** An event's format, in full (the form, the event's facts) or short (the club's list). */
+function formatName(format, short = false) {
+  const words = short
+    ? { swiss: t("events.swiss"), duplicate: t("events.duplicate") }
+    : { swiss: t("events.format_swiss"), duplicate: t("events.format_duplicate") };
+  return words[format] || format;
+}
+
+/** A game's name (/api/presets): the catalog's preset.<id>, else the server's English. */
+function gameName(p) {
+  return has(`preset.${p.id}`) ? t(`preset.${p.id}`) : p.label;
+}
 const PAGE = 50; // standings lines a page
 const FAST_MS = 2000; // the event running or about to start
 const SLOW_MS = 20000;
@@ -33,29 +42,34 @@ function presets() {
   return presetsOnce;
 }
 
-/** "Sat 5 Dec, 20:00 CET": a moment in the viewer's own time zone. */
+/** "Sat 5 Dec, 20:00 CET": a moment in the viewer's own time zone and language. */
 export function localTime(iso) {
-  return new Date(iso).toLocaleString([], {
+  return formatDateTime(iso, {
     weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZoneName: "short",
   });
 }
 
-/** "in 2 h 5 min", "in 40 s", "now". */
+/** "in 2 h 5 min", "in 40 s", "any moment now". */
 function fromNow(iso) {
   const s = Math.round((new Date(iso).getTime() - Date.now()) / 1000);
-  if (s <= 0) return "any moment now";
-  if (s < 90) return `in ${s} s`;
+  if (s <= 0) return t("events.any_moment");
+  if (s < 90) return t("events.in_s", { s });
   const m = Math.round(s / 60);
-  if (m < 90) return `in ${m} min`;
+  if (m < 90) return t("events.in_min", { m });
   const hrs = Math.floor(m / 60);
-  if (hrs < 48) return `in ${hrs} h ${m % 60} min`;
-  return `in ${Math.round(hrs / 24)} days`;
+  if (hrs < 48) return t("events.in_h", { h: hrs, m: m % 60 });
+  return plural("events.in_days", Math.round(hrs / 24));
 }
 
 function statusWords(ev) {
-  if (ev.state === "registering") return `Registration open: starts ${fromNow(ev.starts_at)}`;
-  if (ev.state === "running") return `Running: round ${ev.current_round} of ${ev.rounds}`;
-  return "Finished";
+  if (ev.state === "registering") return t("events.open", { when: fromNow(ev.starts_at) });
+  if (ev.state === "running") return t("events.running", { round: ev.current_round, rounds: ev.rounds });
+  return t("events.finished");
+}
+
+/** " (you)" after one's own name in a list. */
+function you() {
+  return ` (${t("seat.you")})`;
 }
 
 class EventPage {
@@ -80,7 +94,7 @@ class EventPage {
     loadEventsStyle();
     this.root.classList.add("events");
     await checkSession();
-    this.title = h("h1", { class: "events-title" }, "Event");
+    this.title = h("h1", { class: "events-title" }, t("events.event"));
     this.facts = h("dl", { class: "event-facts" });
     this.status = h("p", { class: "event-status", id: "event-status", role: "status" });
     this.actions = h("div", { class: "row event-actions" });
@@ -102,9 +116,9 @@ class EventPage {
       ev = await api(`/api/events/${id}`);
     } catch (error) {
       if (error.status === 404) {
-        fill(this.root, h("h1", { class: "events-title" }, "No such event"),
-          h("section", { class: "panel" }, h("p", {}, "This event does not exist, or it is a club's you are not a member of."),
-            h("a", { class: "btn", href: "/" }, "Lobby")));
+        fill(this.root, h("h1", { class: "events-title" }, t("events.no_such")),
+          h("section", { class: "panel" }, h("p", {}, t("events.no_such_text")),
+            h("a", { class: "btn", href: "/" }, t("replay.lobby"))));
         return;
       }
       setText(this.error, error.message); // a network hiccup: try again shortly
@@ -120,18 +134,18 @@ class EventPage {
   }
 
   async render(ev) {
-    document.title = `${ev.name} \u2013 Hearts Online`;
+    document.title = t("player.page_title", { title: ev.name });
     setText(this.title, ev.name);
     const games = await presets();
     const game = games.find((p) => p.id === ev.preset);
     const facts = [
-      ["Format", FORMAT_NAMES[ev.format] || ev.format],
-      ["Game", game ? game.label : `${ev.preset}, ${ev.table_size} at a table`],
-      ["Starts", localTime(ev.starts_at)],
-      ["Rounds", String(ev.rounds)],
-      ["Table points", ev.points_by_place.map((p) => String(p)).join(" / ") + " by place"],
-      ["Latecomers", `${Math.round(ev.grace_seconds / 60 * 10) / 10} min of grace`],
-      ["Players", String(ev.entries)],
+      [t("events.format"), formatName(ev.format)],
+      [t("events.game"), game ? gameName(game) : t("events.at_a_table", { game: ev.preset, size: ev.table_size })],
+      [t("events.starts"), localTime(ev.starts_at)],
+      [t("events.rounds"), formatNumber(ev.rounds)],
+      [t("events.table_points"), t("events.by_place", { points: ev.points_by_place.map((p) => formatNumber(p)).join(" / ") })],
+      [t("events.latecomers"), t("events.grace", { minutes: formatNumber(Math.round(ev.grace_seconds / 60 * 10) / 10) })],
+      [t("events.players"), formatNumber(ev.entries)],
     ];
     const factsKey = JSON.stringify(facts);
     if (this.factsKey !== factsKey) {
@@ -157,16 +171,16 @@ class EventPage {
       key = `${mine.round}:${ready ? mine.table_id : ""}:${mine.late}`;
       if (ready) {
         parts = [
-          h("p", {}, `Round ${mine.round}: you play at table ${mine.table_no + 1}.`,
-            mine.late ? " You came late: the computer plays this round for you, and you play from the next." : ""),
-          h("a", { class: "btn primary", id: "event-go", href: `/?table=${encodeURIComponent(mine.table_id)}` }, "Go to your table"),
+          h("p", {}, t("events.your_table", { round: mine.round, table: mine.table_no + 1 }),
+            mine.late ? ` ${t("events.late")}` : ""),
+          h("a", { class: "btn primary", id: "event-go", href: `/?table=${encodeURIComponent(mine.table_id)}` }, t("events.go")),
         ];
       } else {
-        parts = [h("p", {}, `Round ${mine.round}: your table is being set up\u2026`)];
+        parts = [h("p", {}, t("events.setting_up", { round: mine.round }))];
       }
     } else if (ev.registered && ev.state === "running") {
       key = `wait:${ev.current_round}`;
-      parts = [h("p", { class: "hint" }, "You are not seated this round: wait for the next one.")];
+      parts = [h("p", { class: "hint" }, t("events.not_seated"))];
     }
     if (key !== this.seatKey) {
       this.seatKey = key;
@@ -181,23 +195,23 @@ class EventPage {
     this.actionsKey = key;
     const buttons = [];
     if (!signedIn) {
-      buttons.push(h("p", {}, "Sign in from the lobby to register."), h("a", { class: "btn", href: "/" }, "Lobby"));
+      buttons.push(h("p", {}, t("events.sign_in")), h("a", { class: "btn", href: "/" }, t("replay.lobby")));
     } else if (ev.state === "registering" && !ev.registered) {
-      buttons.push(h("button", { type: "button", class: "btn primary", id: "event-register", onclick: () => this.act("register") }, "Register"));
+      buttons.push(h("button", { type: "button", class: "btn primary", id: "event-register", onclick: () => this.act("register") }, t("events.register")));
     } else if (ev.registered && ev.state !== "finished") {
-      if (ev.state === "registering") buttons.push(h("p", { class: "event-registered" }, "You are registered."));
+      if (ev.state === "registering") buttons.push(h("p", { class: "event-registered" }, t("events.registered")));
       buttons.push(h("button", { type: "button", class: "btn ghost", id: "event-withdraw", onclick: () => this.act("withdraw") },
-        ev.state === "registering" ? "Withdraw" : "Withdraw: leave the standings"));
+        ev.state === "registering" ? t("events.withdraw") : t("events.withdraw_running")));
     }
-    if (ev.club_id) buttons.push(h("a", { class: "btn ghost", href: `/?club=${encodeURIComponent(ev.club_id)}` }, "The club"));
+    if (ev.club_id) buttons.push(h("a", { class: "btn ghost", href: `/?club=${encodeURIComponent(ev.club_id)}` }, t("events.club")));
     fill(this.actions, buttons);
   }
 
   async act(what) {
-    if (what === "withdraw" && this.event.state === "running" && !confirm("Leave the event? You leave its standings.")) return;
+    if (what === "withdraw" && this.event.state === "running" && !confirm(t("events.leave_confirm"))) return;
     try {
       await api(`/api/events/${encodeURIComponent(this.eventId)}/${what}`, { method: "POST", body: {} });
-      toast(what === "register" ? "You are registered." : "You have withdrawn.");
+      toast(what === "register" ? t("events.registered") : t("events.withdrawn"));
     } catch (error) {
       toast(error.message, "error");
     }
@@ -226,23 +240,23 @@ class EventPage {
     const ev = this.event;
     const me = session.player ? session.player.id : null;
     const started = ev.state !== "registering";
-    const title = h("h2", { id: "event-board-title" }, started ? "Standings" : "Registered players");
+    const title = h("h2", { id: "event-board-title" }, started ? t("events.standings") : t("events.registered_players"));
     let body;
     if (!this.lines.length) {
-      body = h("p", { class: "hint" }, started ? "Nobody is left in the standings." : "Nobody has registered yet.");
+      body = h("p", { class: "hint" }, started ? t("events.nobody_left") : t("events.nobody_registered"));
     } else if (!started) {
       body = h("ul", { class: "event-players" }, this.lines.map((l) => h("li", { class: l.player_id === me ? "mine" : "" },
-        l.name, l.player_id === me ? " (you)" : "")));
+        l.name, l.player_id === me ? you() : "")));
     } else {
       body = h("div", { class: "table-scroll" }, h("table", { class: "event-standings" },
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Player"),
-          h("th", { scope: "col" }, "Table points"), h("th", { scope: "col" }, "Hearts points"), h("th", { scope: "col" }, "Rounds"))),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("events.place")), h("th", { scope: "col" }, t("lobby.player")),
+          h("th", { scope: "col" }, t("events.table_points")), h("th", { scope: "col" }, t("events.hearts_points")), h("th", { scope: "col" }, t("events.rounds")))),
         h("tbody", {}, this.lines.map((l) => h("tr", { class: l.player_id === me ? "mine" : "" },
-          h("td", {}, String(l.place)), h("th", { scope: "row" }, l.name, l.player_id === me ? " (you)" : ""),
-          h("td", {}, String(l.table_points)), h("td", {}, String(l.game_points)), h("td", {}, String(l.rounds)))))));
+          h("td", {}, String(l.place)), h("th", { scope: "row" }, l.name, l.player_id === me ? you() : ""),
+          h("td", {}, formatNumber(l.table_points)), h("td", {}, formatNumber(l.game_points)), h("td", {}, formatNumber(l.rounds)))))));
     }
     const more = this.next
-      ? h("button", { type: "button", class: "btn", id: "event-more", onclick: () => this.loadStandings(true) }, "Show more")
+      ? h("button", { type: "button", class: "btn", id: "event-more", onclick: () => this.loadStandings(true) }, t("events.more"))
       : null;
     fill(this.board, title, body, more);
   }
@@ -260,12 +274,15 @@ export async function clubEvents(clubId, admin) {
   }
   const rows = found.map((ev) => h("li", {},
     h("a", { href: `/?event=${ev.id}` }, ev.name), " ",
-    h("span", { class: "hint" }, `${SHORT_FORMATS[ev.format] || ev.format}, ` +
-      `${ev.rounds} round${ev.rounds === 1 ? "" : "s"}, ${ev.state === "registering" ? `starts ${localTime(ev.starts_at)}` : statusWords(ev)}, ` +
-      `${ev.entries} registered`)));
+    h("span", { class: "hint" }, [
+      formatName(ev.format, true),
+      plural("events.n_rounds", ev.rounds),
+      ev.state === "registering" ? t("events.starts_at", { when: localTime(ev.starts_at) }) : statusWords(ev),
+      plural("events.n_registered", ev.entries),
+    ].join(", "))));
   const section = h("section", { class: "panel", "aria-labelledby": "club-events-title" },
-    h("h2", { id: "club-events-title" }, "Events"),
-    rows.length ? h("ul", { class: "club-events" }, rows) : h("p", { class: "hint" }, "No event to come."));
+    h("h2", { id: "club-events-title" }, t("events.title")),
+    rows.length ? h("ul", { class: "club-events" }, rows) : h("p", { class: "hint" }, t("events.none")));
   if (admin) section.append(await scheduleForm(clubId));
   return section;
 }
@@ -289,9 +306,9 @@ async function scheduleForm(clubId) {
   const starts = h("input", { type: "datetime-local", id: "event-start", value: localInput(inHour), "aria-describedby": "event-start-hint" });
   const rounds = h("input", { type: "number", id: "event-rounds", min: "1", max: "12", value: "3", inputmode: "numeric" });
   const format = h("select", { id: "event-format" },
-    Object.entries(FORMAT_NAMES).map(([value, label]) => h("option", { value }, label)));
+    ["swiss", "duplicate"].map((value) => h("option", { value }, formatName(value))));
   const preset = h("select", { id: "event-preset" },
-    (games.length ? games : [{ id: "classic", label: "Hearts" }]).map((p) => h("option", { value: p.id }, p.label)));
+    (games.length ? games : [{ id: "classic", label: "Hearts" }]).map((p) => h("option", { value: p.id }, gameName(p))));
   const error = h("p", { class: "form-error", id: "event-error", role: "alert" });
   const fields = { bad_name: name, bad_start: starts, bad_rounds: rounds, bad_format: format, bad_preset: preset };
   const fail = (code, message) => {
@@ -301,12 +318,12 @@ async function scheduleForm(clubId) {
   };
   const submit = async (event) => {
     event.preventDefault();
-    if (!name.value.trim()) return fail("bad_name", "Give the event a name.");
+    if (!name.value.trim()) return fail("bad_name", t("events.need_name"));
     const when = new Date(starts.value); // a datetime-local value is read in the viewer's time
-    if (!starts.value || Number.isNaN(when.getTime())) return fail("bad_start", "Give the start: a date and a time.");
-    if (when.getTime() < Date.now()) return fail("bad_start", "That time has passed: give a later start.");
+    if (!starts.value || Number.isNaN(when.getTime())) return fail("bad_start", t("events.need_start"));
+    if (when.getTime() < Date.now()) return fail("bad_start", t("events.past"));
     const count = Number(rounds.value);
-    if (!Number.isInteger(count) || count < 1) return fail("bad_rounds", "Rounds: a whole number, 1 or more.");
+    if (!Number.isInteger(count) || count < 1) return fail("bad_rounds", t("events.bad_rounds"));
     fail(null, "");
     button.disabled = true;
     try {
@@ -316,17 +333,18 @@ async function scheduleForm(clubId) {
       } });
       location.href = `/?event=${made.id}`;
     } catch (err) {
-      fail(err.code, err.message.charAt(0).toUpperCase() + err.message.slice(1) + ".");
+      const words = err.message.charAt(0).toUpperCase() + err.message.slice(1); // the server's, or the catalog's
+      fail(err.code, /[.!?]$/.test(words) ? words : `${words}.`);
       button.disabled = false;
     }
   };
-  const button = h("button", { class: "btn primary", id: "event-create" }, "Schedule the event");
+  const button = h("button", { class: "btn primary", id: "event-create" }, t("events.create"));
   return h("form", { class: "event-form", novalidate: true, onsubmit: submit, "aria-labelledby": "event-form-title" },
-    h("h3", { id: "event-form-title" }, "Schedule an event"),
-    field("event-name", "Name", name),
-    field("event-start", "Starts", starts, "In your own time; members see it in theirs."),
-    field("event-rounds", "Rounds", rounds),
-    field("event-format", "Format", format),
-    field("event-preset", "Game", preset),
+    h("h3", { id: "event-form-title" }, t("events.schedule")),
+    field("event-name", t("clubs.name"), name),
+    field("event-start", t("events.starts"), starts, t("events.start_hint")),
+    field("event-rounds", t("events.rounds"), rounds),
+    field("event-format", t("events.format"), format),
+    field("event-preset", t("events.game"), preset),
     error, button);
 }
