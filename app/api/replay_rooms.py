@@ -40,6 +40,7 @@ CHAT_LINES = 5  # chat lines one player sends to one room in CHAT_WINDOW_SECONDS
 CHAT_WINDOW_SECONDS = 10
 WAIT_SECONDS = 20.0  # the longest a GET waits for a change
 POLL_SECONDS = 0.25
+AWAY_SECONDS = 45.0  # a driver whose page has not asked for the room for this long is away
 RETRIES = 8  # compare-and-set attempts of a change that does not depend on the version
 
 RoomIdPath = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{8,32}$")]
@@ -165,6 +166,7 @@ async def create_room(body: RoomCreate, player: PlayerDep, services: ServicesDep
     version = await store.save(room_id, 0, state)
     if version is None:  # pragma: no cover - 72 random bits
         _fail(409, "room_id_taken", "try again")
+    await store.touch(room_id, player.id)
     link = f"/?replay={body.game_id}" + (f"&share={body.share}" if body.share else "")
     return {"room": Room(room_id, version, state).public(), "link": link + f"&room={room_id}"}
 
@@ -220,6 +222,7 @@ async def read_room(
     ``wait`` seconds; after that, the room as it is (the same version: ask again)."""
     store = _store(services)
     room = await _loaded(store, room_id, player)
+    await store.touch(room_id, player.id)
     deadline = time.monotonic() + wait
     while room.version <= after and time.monotonic() < deadline:
         await asyncio.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
@@ -260,9 +263,21 @@ async def set_position(
 async def hand_over(
     room_id: RoomIdPath, body: DriverIn, player: PlayerDep, services: ServicesDep
 ) -> dict[str, Any]:
-    """The driver hands control to another member."""
+    """The driver hands control to another member; a member takes it for themselves
+    (``player_id`` their own) when the driver's page has not asked for the room for
+    ``AWAY_SECONDS`` (they closed it), else 409 ``driver_present``."""
+    store = _store(services)
+    taking = False
+    room = await _loaded(store, room_id, player)
+    if body.player_id == player.id and room.driver != player.id:
+        seen = await store.seen(room_id, room.driver)
+        if seen is not None and time.time() - seen < AWAY_SECONDS:
+            _fail(409, "driver_present", f"{_name(room, room.driver)} still drives: ask them")
+        taking = True
 
     def edit(room: Room) -> dict[str, Any]:
+        if taking:
+            return {**room.state, "driver": player.id}
         if room.driver != player.id:
             _fail(403, "not_driver", "only the player who drives hands control over")
         if body.player_id == player.id:
@@ -271,8 +286,12 @@ async def hand_over(
             _fail(422, "not_a_member", "control goes only to someone in the room")
         return {**room.state, "driver": body.player_id}
 
-    room = await _change(_store(services), room_id, player, edit)
-    return {"room": room.public()}
+    changed = await _change(store, room_id, player, edit)
+    return {"room": changed.public()}
+
+
+def _name(room: Room, player_id: str) -> str:
+    return next((str(m["name"]) for m in room.state["members"] if m["id"] == player_id), "someone")
 
 
 @router.post("/{room_id}/chat")

@@ -11,6 +11,7 @@ itself from GET /api/games/{id}/replay, under that route's access rule.
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,15 @@ local new = cur + 1
 redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
 return {1, new}
+"""
+
+# KEYS: 1 the room's hash. ARGV: 1 the field (``seen:<player id>``), 2 the time (ms). Only
+# an existing room (an expired one is not made again without its TTL); no version change.
+TOUCH = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+end
+return 0
 """
 
 
@@ -79,6 +89,7 @@ class RoomStore:
         self.redis = redis
         self.namespace = namespace
         self._update = redis.register_script(UPDATE)
+        self._touch = redis.register_script(TOUCH)
 
     def key(self, room_id: str) -> str:
         return keys.replay_room_key(self.namespace, room_id)
@@ -101,3 +112,13 @@ class RoomStore:
             keys=[self.key(room_id)], args=[expected, orjson.dumps(state), TTL_SECONDS]
         )
         return int(version) if int(ok) == 1 else None
+
+    async def touch(self, room_id: str, player_id: str) -> None:
+        """Note that a member's page is still there (it asked for the room just now)."""
+        now = int(time.time() * 1000)
+        await self._touch(keys=[self.key(room_id)], args=["seen:" + player_id, now])
+
+    async def seen(self, room_id: str, player_id: str) -> float | None:
+        """When a member's page last asked for the room (seconds since the epoch)."""
+        raw = await self.redis.hget(self.key(room_id), "seen:" + player_id)
+        return None if raw is None else int(raw) / 1000

@@ -91,6 +91,8 @@ export class ReplayRoom {
     e.handBtn = h("button", { type: "button", class: "btn", id: "room-hand-over", onclick: () => this.handOver() }, "Hand control");
     e.handOver = h("div", { class: "room-hand-over row", hidden: true },
       h("label", { for: "room-hand-to" }, "Hand control to"), e.handTo, e.handBtn);
+    // A follower takes control when the driver has left (the server refuses while they are there).
+    e.take = h("button", { type: "button", class: "btn", id: "room-take", hidden: true, onclick: () => this.take() }, "Take control");
     e.chatLog = h("ul", { class: "chat-log room-chat-log", id: "room-chat-log", "aria-label": "Room chat", "aria-live": "polite" });
     e.chatInput = h("input", { type: "text", id: "room-chat-input", maxlength: "300", autocomplete: "off", "aria-label": "Message to the room" });
     e.chatForm = h("form", { class: "chat-form room-chat-form", onsubmit: (event) => { event.preventDefault(); this.say(); } },
@@ -102,7 +104,7 @@ export class ReplayRoom {
         h("div", { class: "room-people" },
           h("p", { class: "room-link-row" }, e.link, " ",
             h("button", { type: "button", class: "btn", id: "room-link-copy", onclick: () => this.copy() }, "Copy link"), " ", e.copied),
-          e.members, e.handOver),
+          e.members, e.handOver, e.take),
         h("div", { class: "room-chat" }, e.chatLog, e.chatForm)));
     this.updateLink();
   }
@@ -169,6 +171,7 @@ export class ReplayRoom {
       m.name, m.id === this.me ? " (you)" : "", m.id === room.driver ? h("span", { class: "room-badge" }, "driving") : null)));
     const others = room.members.filter((m) => m.id !== this.me);
     e.handOver.hidden = !driving || others.length === 0;
+    e.take.hidden = driving;
     const chosen = e.handTo.value;
     fill(e.handTo, others.map((m) => h("option", { value: m.id, selected: m.id === chosen }, m.name)));
     const atBottom = e.chatLog.scrollHeight - e.chatLog.scrollTop - e.chatLog.clientHeight < 24;
@@ -240,6 +243,14 @@ export class ReplayRoom {
     if (!to) return;
     try {
       this.apply((await api(this.path("/driver"), { method: "POST", body: { player_id: to } })).room);
+    } catch (error) {
+      toast(error.message, "error");
+    }
+  }
+
+  async take() {
+    try {
+      this.apply((await api(this.path("/driver"), { method: "POST", body: { player_id: this.me } })).room);
     } catch (error) {
       toast(error.message, "error");
     }

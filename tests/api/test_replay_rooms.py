@@ -136,10 +136,13 @@ def test_two_players_go_over_a_game_together(client: TestClient) -> None:
     )
     assert moved.status_code == 200, moved.text
     assert _room(client, a_auth, room_id)["position"] == {"hand": 1, "step": 4}
-    back = client.post(
-        f"/api/replay-rooms/{room_id}/driver", json={"player_id": alice}, headers=a_auth
-    )
-    assert back.status_code == 403 and _code(back) == "not_driver"
+    # Alice no longer drives: she hands nothing over, and takes nothing back while Bob is here.
+    for body, status, code in (
+        ({"player_id": bob}, 403, "not_driver"),
+        ({"player_id": alice}, 409, "driver_present"),
+    ):
+        back = client.post(f"/api/replay-rooms/{room_id}/driver", json=body, headers=a_auth)
+        assert back.status_code == status and _code(back) == code, back.text
     # The chat: cleaned as table chat, in order, for every member.
     said = client.post(
         f"/api/replay-rooms/{room_id}/chat", json={"text": "  look at\ttrick 4 "}, headers=a_auth
@@ -300,3 +303,31 @@ def test_the_chat_is_rate_limited(client: TestClient) -> None:
     ]
     assert codes == [200] * 5 + [429] * 2
     assert len(_room(client, a_auth, room_id)["chat"]) == 5
+
+
+def test_a_member_takes_control_once_the_driver_is_away(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.api import replay_rooms
+
+    (alice, a_auth), (bob, b_auth) = _people(client, "Alice", "Bob")
+    game = _game(client, alice, bob)
+    room_id = client.post("/api/replay-rooms", json={"game_id": game}, headers=a_auth).json()[
+        "room"
+    ]["id"]
+    client.post(f"/api/replay-rooms/{room_id}/join", json={}, headers=b_auth)
+    _room(client, a_auth, room_id)  # Alice's page is there
+    before = _room(client, b_auth, room_id)
+    # While Alice's page asks for the room, Bob may not take control.
+    take = client.post(
+        f"/api/replay-rooms/{room_id}/driver", json={"player_id": bob}, headers=b_auth
+    )
+    assert take.status_code == 409 and _code(take) == "driver_present", take.text
+    assert _room(client, b_auth, room_id) == before
+    # Once she has not asked for a while (her page closed), he may.
+    monkeypatch.setattr(replay_rooms, "AWAY_SECONDS", 0.0)
+    time.sleep(0.01)
+    take = client.post(
+        f"/api/replay-rooms/{room_id}/driver", json={"player_id": bob}, headers=b_auth
+    )
+    assert take.status_code == 200 and take.json()["room"]["driver"] == bob, take.text

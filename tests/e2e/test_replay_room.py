@@ -46,7 +46,7 @@ def test_two_players_step_through_a_replay_together(
     bo = new_player(browser, server, "Bo", viewport=size)
     try:
         page = ada.page
-        create_table(ada, "classic", options={"end": "hands", "hands": 1})
+        create_table(ada, "classic", options={"end": "hands", "hands": 1, "passing": "none"})
         play_until([page], lambda: "phase-over" in view_state(page)["classes"])
         link = page.locator(".center-panel.game-over a#watch-replay")
         link.wait_for(timeout=20_000)
@@ -79,6 +79,12 @@ def test_two_players_step_through_a_replay_together(
         other.wait_for_timeout(300)
         assert "trick 3 of 13" in _step(other) and "trick 3 of 13" in _step(page)
         check_page(other, "room-follower")
+        # Bo cannot take control while Ada is there.
+        other.click("#room-take")
+        other.wait_for_selector("#toast.show")
+        assert "Ada still drives" in other.inner_text("#toast")
+        errors = other.js_errors  # type: ignore[attr-defined]
+        errors[:] = [e for e in errors if "status of 409" not in e]  # that refusal, expected
         # Ada hands control to Bo; now he steps for both.
         page.select_option("#room-hand-to", label="Bo")
         page.click("#room-hand-over")
