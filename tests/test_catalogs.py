@@ -1,6 +1,10 @@
 """The message catalogs (static/i18n/<lang>.json): every key the pages and the server use is in
 every catalog, no key is unused, every translation has the same placeholders and the plural
-forms its language needs, and each catalog stays small (gzip at most 15 KB)."""
+forms its language needs, and each catalog stays small (gzip at most 15 KB).
+
+A page with many words keeps them in a section file, ``<lang>.<section>.json`` (the table's
+``table.*`` keys in ``<lang>.table.json``, loaded by i18n.js ``loadSection``): checked the same
+way, its keys only under its prefix and used only by that page's modules."""
 
 from __future__ import annotations
 
@@ -28,10 +32,25 @@ _PY_KEY = re.compile(r"""\btranslate\(\s*\w+,\s*["']([\w.]+)["']""")
 _HTML_KEY = re.compile(r'\sdata-i18n(?:-[a-z-]+)?="([\w.]+)"')
 
 
-def load(lang: str) -> dict[str, object]:
-    data = json.loads((CATALOG_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+# The section files: section -> the modules that may use its keys (its prefix is "<section>.").
+SECTIONS = {"table": ("table.js", "table/")}
+FILES = ("", *(f".{section}" for section in SECTIONS))  # "" is the main catalog
+
+
+def load(lang: str, suffix: str = "") -> dict[str, object]:
+    data = json.loads((CATALOG_DIR / f"{lang}{suffix}.json").read_text(encoding="utf-8"))
     assert isinstance(data, dict)
     return data
+
+
+def load_all(lang: str) -> dict[str, object]:
+    """The main catalog and every section of ``lang``, which share no key."""
+    everything: dict[str, object] = {}
+    for suffix in FILES:
+        part = load(lang, suffix)
+        assert not part.keys() & everything.keys(), (lang, suffix, part.keys() & everything.keys())
+        everything.update(part)
+    return everything
 
 
 def used_keys() -> set[str]:
@@ -96,12 +115,28 @@ def placeholders(text: object) -> set[str]:
 
 def test_every_language_has_a_catalog_and_english_is_the_default() -> None:
     assert DEFAULT == "en"
-    assert sorted(p.stem for p in CATALOG_DIR.glob("*.json")) == sorted(LANGUAGES)
+    names = sorted(p.name for p in CATALOG_DIR.glob("*.json"))
+    assert names == sorted(f"{lang}{suffix}.json" for lang in LANGUAGES for suffix in FILES)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_section_holds_its_prefix_and_only_its_page_uses_it(lang: str) -> None:
+    main = load(lang)
+    for section, owners in SECTIONS.items():
+        prefix = f"{section}."
+        assert all(key.startswith(prefix) for key in load(lang, f".{section}")), section
+        assert not [key for key in main if key.startswith(prefix)], section
+        for module in (STATIC / "js").rglob("*.js"):
+            name = module.relative_to(STATIC / "js").as_posix()
+            if name.startswith(owners):
+                continue
+            found = [k for k in _JS_KEY.findall(module.read_text()) if k.startswith(prefix)]
+            assert not found, f"{name} uses {found}: only {owners} load the {section} section"
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_used_key_is_in_the_catalog_and_no_key_is_unused(lang: str) -> None:
-    catalog = load(lang)
+    catalog = load_all(lang)
     used = used_keys()
     missing = sorted(used - catalog.keys())
     assert not missing, f"{lang}.json lacks {missing}"
@@ -113,9 +148,12 @@ def test_every_used_key_is_in_the_catalog_and_no_key_is_unused(lang: str) -> Non
     assert not unknown, f"{lang}.json names error codes nothing sends: {unknown}"
 
 
+@pytest.mark.parametrize("suffix", FILES)
 @pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != DEFAULT])
-def test_translations_have_the_same_keys_placeholders_and_their_plural_forms(lang: str) -> None:
-    english, catalog = load(DEFAULT), load(lang)
+def test_translations_have_the_same_keys_placeholders_and_their_plural_forms(
+    lang: str, suffix: str
+) -> None:
+    english, catalog = load(DEFAULT, suffix), load(lang, suffix)
     assert catalog.keys() == english.keys()
     for key, source in english.items():
         text = catalog[key]
@@ -128,16 +166,25 @@ def test_translations_have_the_same_keys_placeholders_and_their_plural_forms(lan
 
 
 def test_english_plurals_have_their_forms() -> None:
-    for key, text in load(DEFAULT).items():
+    for key, text in load_all(DEFAULT).items():
         if isinstance(text, dict):
             assert sorted(text) == sorted(PLURAL_FORMS[DEFAULT]), key
             assert all("{count}" in form for form in text.values()), key
 
 
+@pytest.mark.parametrize("suffix", FILES)
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_a_catalog_is_at_most_15_kb_compressed(lang: str) -> None:
-    body = (CATALOG_DIR / f"{lang}.json").read_bytes()
+def test_a_catalog_is_at_most_15_kb_compressed(lang: str, suffix: str) -> None:
+    body = (CATALOG_DIR / f"{lang}{suffix}.json").read_bytes()
     assert len(gzip.compress(body, compresslevel=9)) <= 15 * 1024
+
+
+@pytest.mark.parametrize("suffix", FILES[1:])
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_section_is_written_sorted(lang: str, suffix: str) -> None:
+    text = (CATALOG_DIR / f"{lang}{suffix}.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert text == json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
 
 
 def test_the_checks_find_keys_in_code() -> None:

@@ -3,7 +3,10 @@
 // time zone, card names for screen readers, and setLanguage (no reload: pages listen to the
 // "hearts:language" event). The server picks the language (app/i18n.py) and writes it into
 // <html lang>; this module loads only that language's catalog, static/i18n/<lang>.json, by the
-// versioned URL the page preloads. How to add a string or a language: docs/frontend.md.
+// versioned URL the page preloads. A page with many words of its own keeps them in a section
+// file, static/i18n/<lang>.<section>.json (the table: <lang>.table.json), loaded by
+// loadSection(name) before that page first draws. How to add a string or a language:
+// docs/frontend.md.
 
 export const LANGUAGES = ["en", "fr", "de", "es", "nl"];
 const COOKIE = "hearts_lang";
@@ -19,22 +22,53 @@ let lang = pageLanguage();
 let messages = {};
 let plurals = new Intl.PluralRules(lang);
 
+let main = {}; // the language's main catalog
+const sections = new Map(); // "<lang>.<section>" -> that section's texts (fetched once)
+const wanted = new Set(); // the sections a page asked for: a language switch loads them too
+
 /** The catalog's URL: next to this module, so it carries the same version (app/api/static.py). */
-function catalogUrl(code) {
-  return new URL(`../i18n/${code}.json`, import.meta.url).href;
+function catalogUrl(name) {
+  return new URL(`../i18n/${name}.json`, import.meta.url).href;
 }
 
-async function fetchCatalog(code) {
-  const response = await fetch(catalogUrl(code), { credentials: "same-origin" });
-  if (!response.ok) throw new Error(`catalog ${code}: ${response.status}`);
+async function fetchCatalog(name) {
+  const response = await fetch(catalogUrl(name), { credentials: "same-origin" });
+  if (!response.ok) throw new Error(`catalog ${name}: ${response.status}`);
   return response.json();
 }
 
+async function fetchSection(code, section) {
+  const name = `${code}.${section}`;
+  if (!sections.has(name)) sections.set(name, await fetchCatalog(name));
+  return sections.get(name);
+}
+
+/** The texts of `code`: its main catalog and the sections asked for so far. */
+function merged(code, base) {
+  const all = { ...base };
+  for (const section of wanted) Object.assign(all, sections.get(`${code}.${section}`) || {});
+  return all;
+}
+
 try {
-  messages = await fetchCatalog(lang);
+  main = await fetchCatalog(lang);
 } catch {
   // The page still works with the keys shown; the next load tries again.
-  messages = {};
+  main = {};
+}
+messages = main;
+
+/** Load a section's texts (static/i18n/<lang>.<section>.json) for the page's language, once;
+ *  await it before the page that uses them first draws. A language switch loads it too. A
+ *  section that cannot be fetched leaves its keys shown (and is tried again next time). */
+export async function loadSection(section) {
+  wanted.add(section);
+  try {
+    await fetchSection(lang, section);
+  } catch {
+    return;
+  }
+  messages = merged(lang, main);
 }
 
 export function language() {
@@ -119,7 +153,9 @@ export async function setLanguage(code) {
   if (!LANGUAGES.includes(code)) throw new Error(`unknown language ${code}`);
   if (code === lang) return;
   const next = await fetchCatalog(code);
-  messages = next;
+  await Promise.all([...wanted].map((section) => fetchSection(code, section).catch(() => null)));
+  main = next;
+  messages = merged(code, next);
   lang = code;
   plurals = new Intl.PluralRules(lang);
   document.documentElement.lang = code;

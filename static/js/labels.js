@@ -84,6 +84,7 @@ export const DUMMY_PASSING_LABELS = { lr: "Pass 3 cards to each other", none: "N
 export const BOT_LABELS = { easy: "Easy", standard: "Standard", pro: "Pro", expert: "Expert" };
 
 export function botLabel(level) {
+  if (has(`bot.${level || "standard"}`)) return t(`bot.${level || "standard"}`);
   return BOT_LABELS[level] || (level ? level[0].toUpperCase() + level.slice(1) : "Standard");
 }
 
@@ -104,15 +105,15 @@ export const DIRECTION_WORDS = {
   none: "nowhere",
 };
 
-/** Relative seat words for seat `other` seen from `me` with `n` players. */
+/** Relative seat words for seat `other` seen from `me` with `n` players (catalog seat.*). */
 export function relativeSeat(me, other, n) {
   const d = (((other - me) % n) + n) % n;
-  if (d === 0) return "you";
-  if (n === 2) return "opposite";
-  if (d === 1) return "on your left";
-  if (d === n - 1) return "on your right";
-  if (n === 4 && d === 2) return "across";
-  return d === 2 ? "second on your left" : "second on your right";
+  if (d === 0) return t("seat.you");
+  if (n === 2) return t("seat.opposite");
+  if (d === 1) return t("seat.left");
+  if (d === n - 1) return t("seat.right");
+  if (n === 4 && d === 2) return t("seat.across");
+  return d === 2 ? t("seat.second_left") : t("seat.second_right");
 }
 
 /** The server's reason codes in words (catalog keys error.<code>, reason.*). `ctx` may carry

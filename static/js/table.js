@@ -7,6 +7,7 @@
 
 import { api, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
+import { loadSection } from "./i18n.js";
 import { reasonWords } from "./labels.js";
 import { LiveSocket, newId } from "./socket.js";
 import { ActionsPart } from "./table/actions.js";
@@ -23,6 +24,9 @@ import { SeatsPart } from "./table/seats.js";
 import { TrickPart } from "./table/trick.js";
 import { GATHER_MS, LINGER_MS, TableMotion } from "./table/motion.js";
 import { RESULT_MIN_MS } from "./table/util.js";
+
+// The table's words (static/i18n/<lang>.table.json, the table.* keys), before the first draw.
+await loadSection("table");
 
 // The parts of the page, by the method that draws each, in drawing order.
 const RENDER_PARTS = [

@@ -1,7 +1,8 @@
 """A visitor in their own language (static/js/i18n.js, app/i18n.py): with Accept-Language
 French at 1280x800 and German at 390x844 (long words), the first page comes in that language
 (lang, the top bar, the settings, the lobby's create form, and once signed in the friends
-panel), the table's Rules and a refused card's reason too; the
+panel), the table's Rules, the action bar's status line, a seat and a refused card's reason
+too; the
 picker in Settings switches the language without a reload; the game is played on in the new
 language. axe, clipped text, overlaps and layout shift at each step (but for the switch's own
 change of words, which the player asked for)."""
@@ -50,6 +51,8 @@ WORDS = {
         "reason": ("Vous devez", "Le premier pli", "Les cœurs", "Pas de points"),
         "create": ("Créer une table", "Créer la table", "Jeu"),
         "friends": ("Amis", "Ajouter un ami par son nom de compte", "Pas encore d'amis"),
+        "turn": "À vous",
+        "seat": ("Ordinateur", "pli"),
     },
     "de": {
         "settings": "Einstellungen",
@@ -58,6 +61,8 @@ WORDS = {
         "reason": ("Du musst", "Der erste Stich", "Herz ist noch", "Keine Punkte"),
         "create": ("Tisch erstellen", "Tisch erstellen", "Spiel"),
         "friends": ("Freunde", "Freund per Kontoname hinzufügen", "Noch keine Freunde"),
+        "turn": "Du bist dran",
+        "seat": ("Computer", "Stich"),
     },
 }
 
@@ -98,6 +103,17 @@ def top_bar_fits(page: Any) -> None:
     assert not small, small
 
 
+def table_in_language(page: Any, lang: str) -> None:
+    """On my turn: the action bar's status line and a computer's seat (its tag and its count
+    of tricks) in the language."""
+    status = visible_text(page, "#status-line")
+    assert status.startswith(WORDS[lang]["turn"]), status
+    tag, tricks = WORDS[lang]["seat"]
+    seat = page.locator('.seat[data-seat="1"]')
+    assert (seat.locator(".tag.bot").text_content() or "").startswith(tag)
+    assert tricks in (seat.locator(".i-tricks").text_content() or "")
+
+
 def rules_read(page: Any, lang: str, state: str) -> None:
     page.click("#rules-button")
     page.locator("#rules-dialog[open]").wait_for()
@@ -136,6 +152,7 @@ def test_a_visitor_plays_in_their_language_and_switches_without_a_reload(
         rules_read(page, first, first)
         pass_first_cards(page)
         wait_for(lambda: my_turn(page), what="the first turn")
+        table_in_language(page, first)
         illegal = [c["card"] for c in view_state(page)["hand"] if not c["legal"]]
         before = page_version(page)
         page.click(
@@ -168,6 +185,7 @@ def test_a_visitor_plays_in_their_language_and_switches_without_a_reload(
 
         # The game goes on: a card played in the new language.
         wait_for(lambda: my_turn(page), what="a turn after the switch")
+        table_in_language(page, then)
         legal = [c["card"] for c in view_state(page)["hand"] if c["legal"]]
         before = page_version(page)
         page.click(f'.hand-cards .card[data-card="{legal[0]}"]')

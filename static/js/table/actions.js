@@ -3,13 +3,18 @@
 // Methods of the table page (static/js/table.js mixes them into TablePage): `this` is the page.
 
 import { signInAsGuest } from "../api.js";
-import { SUIT_NAMES, SUIT_SYMBOLS, cardShort, faceName, faceShort, parseCard, renderCard } from "../cards.js";
+import { SUIT_SYMBOLS, cardShort, faceName, faceShort, parseCard, renderCard, suitName } from "../cards.js";
 import { h, fill, setText } from "../dom.js";
-import { DIRECTION_WORDS } from "../labels.js";
+import { has, language, plural, t } from "../i18n.js";
+
+/** A passing direction in words ("to the left"), the code itself for one the catalog lacks. */
+function directionWords(dir) {
+  return dir && has(`direction.${dir}`) ? t(`direction.${dir}`) : dir || "";
+}
 
 export class ActionsPart {
   renderActions() {
-    const t = this.table;
+    const tb = this.table;
     const v = this.view;
     const me = this.seat;
     const bar = this.el.actions;
@@ -17,70 +22,75 @@ export class ActionsPart {
     const buttons = [];
     let text = "";
     this.pauseStatus = false;
-    const mySeat = me !== null ? t.seats[me] : null;
-    const isHost = this.player && t.host === this.player.id;
-    if (t.status === "waiting") {
-      const open = t.seats.filter((s) => s.kind === "open").length;
-      text = open ? `Waiting for players: ${open} free seat${open === 1 ? "" : "s"}.` : "Every seat is taken.";
+    const mySeat = me !== null ? tb.seats[me] : null;
+    const isHost = this.player && tb.host === this.player.id;
+    if (tb.status === "waiting") {
+      const open = tb.seats.filter((s) => s.kind === "open").length;
+      text = open ? plural("table.waiting_players", open) : t("table.all_seated");
       if (isHost) {
-        text += open ? " Add computers or send the invite link, then start." : " Start when you are ready.";
+        text += " " + (open ? t("table.host_add") : t("table.host_ready"));
         buttons.push(h("button", {
           type: "button", class: "btn primary", id: "start-game", disabled: open > 0,
           onclick: () => this.send("start"),
-        }, "Start the game"));
+        }, t("table.start")));
       } else if (me === null) {
-        text += open ? " Take a free seat to play." : "";
+        text += open ? " " + t("table.take_seat") : "";
       } else {
-        text += " The host starts the game.";
+        text += " " + t("table.host_starts");
       }
       // Told to everyone before the game (BGA's rule); the address itself is never sent.
-      for (const group of t.shared_address || []) {
-        text += ` ${group.map((seat) => this.seatName(seat)).join(" and ")} joined from the same address.`;
+      const list = new Intl.ListFormat(language(), { type: "conjunction" });
+      for (const group of tb.shared_address || []) {
+        text += " " + t("table.same_address", { names: list.format(group.map((seat) => this.seatName(seat))) });
       }
-      if (t.rated) text = `Rated table: leaving before the end costs your rating. ${text}`;
+      if (tb.rated) text = t("table.rated", { text });
     } else if (!v) {
       text = "";
     } else if (v.phase === "over") {
       // The game-over panel holds the one Rematch button (two were shown).
-      text = "The game is over.";
-    } else if (t.status === "over") {
-      text = "The game ended unfinished: nothing happened for a long time.";
-      if (me !== null) buttons.push(h("button", { type: "button", class: "btn primary", onclick: () => this.send("rematch") }, "Rematch"));
+      text = t("table.over");
+    } else if (tb.status === "over") {
+      text = t("table.unfinished");
+      if (me !== null) buttons.push(h("button", { type: "button", class: "btn primary", onclick: () => this.send("rematch") }, t("table.rematch")));
       const replay = this.replayLink();
       if (replay) buttons.push(replay);
     } else if (me !== null && mySeat && mySeat.away) {
-      text = "You are away: the computer is playing for you.";
-      buttons.push(h("button", { type: "button", class: "btn primary", id: "im-back", onclick: () => this.send("back") }, "I'm back"));
+      text = t("table.away");
+      buttons.push(h("button", { type: "button", class: "btn primary", id: "im-back", onclick: () => this.send("back") }, t("table.back")));
     } else if (this.pauseLeft() > 0) {
       this.pauseStatus = true; // renderClocks counts down in the status line
       text = this.pauseText();
     } else if (v.phase === "direction") {
       if (v.legal && v.legal.type === "direction") {
-        text = "You deal: choose where everyone passes their cards this hand.";
+        text = t("table.you_deal");
         for (const dir of v.legal.directions) {
           buttons.push(h("button", { type: "button", class: "btn", onclick: () => this.sendMove({ type: "direction", direction: dir }) },
-            dir === "hold" ? "Keep (no passing)" : `Pass ${DIRECTION_WORDS[dir]}`));
+            dir === "hold" ? t("table.keep") : t("table.pass_dir", { direction: directionWords(dir) })));
         }
       } else {
-        text = `${this.seatName(v.dealer)} deals and chooses the passing direction.`;
+        text = t("table.deals", { name: this.seatName(v.dealer) });
       }
     } else if (v.phase === "pass") {
       const target = this.passTarget();
       if (v.legal && v.legal.type === "pass") {
         const count = v.legal.count;
-        text = `Choose ${count} card${count === 1 ? "" : "s"} to pass ${DIRECTION_WORDS[v.pass_direction] || v.pass_direction}${target !== null ? ` (to ${this.seatName(target)})` : ""}: ${this.selected.size} of ${count} chosen.`;
+        const direction = directionWords(v.pass_direction);
+        const chosen = this.selected.size;
+        text = target !== null
+          ? plural("table.choose_pass_to", count, { direction, chosen, name: this.seatName(target) })
+          : plural("table.choose_pass", count, { direction, chosen });
         buttons.push(h("button", {
           type: "button", class: "btn primary", id: "pass-button", disabled: this.selected.size !== count,
           onclick: () => this.sendPass(),
-        }, `Pass ${count} card${count === 1 ? "" : "s"} ${DIRECTION_WORDS[v.pass_direction] || ""}`));
+        }, plural("table.pass_button", count, { direction: directionWords(v.pass_direction) })));
       } else if (me !== null && v.passed[me]) {
-        text = "Waiting for the others to pass.";
+        text = t("table.wait_pass");
         if (v.passed_cards) {
-          buttons.push(h("span", { class: "passed-cards" }, "You passed: ",
+          buttons.push(h("span", { class: "passed-cards" }, t("table.you_passed") + " ",
             v.passed_cards.map((c) => renderCard(c, { className: "tiny" }))));
         }
       } else {
-        text = "The players are passing cards.";
+        text = t("table.players_passing");
       }
     } else if (v.phase === "play") {
       const turn = v.turn;
@@ -88,50 +98,52 @@ export class ActionsPart {
         const fromDummy = turn && turn.from === "dummy";
         const leading = v.trick.length === 0;
         if (this.faceChoice) {
-          text = `Which face of the ${cardShort(this.faceChoice)} leads? Its suit is the suit led.`;
+          text = t("table.which_face", { card: cardShort(this.faceChoice) });
           buttons.push(...this.faceButtons(this.faceChoice, v.legal.faces));
         } else if (fromDummy) {
-          text = leading ? "Your turn: lead a card from your half dummy." : "Your turn: play a card from your half dummy.";
+          text = leading ? t("table.lead_dummy") : t("table.play_dummy");
         } else if (v.game === "double" && leading) {
           text = v.legal.faces && v.legal.faces.length === 1
-            ? "Your lead: the first card leads with its Dark face."
-            : "Your lead: pick a card, then choose the face (Light or Dark) that leads.";
+            ? t("table.lead_dark")
+            : t("table.lead_face");
         } else {
-          text = leading ? "Your turn: lead a card." : `Your turn: play a card${v.led_suit ? ` (${SUIT_NAMES[v.led_suit]} led)` : ""}.`;
+          if (leading) text = t("table.lead");
+          else text = v.led_suit ? t("table.play_led", { suit: suitName(v.led_suit) }) : t("table.play");
         }
-        if (this.forcedCard()) text += ` Your only playable card, the ${cardShort(this.forcedCard())}, plays in a moment.`;
+        if (this.forcedCard()) text += " " + t("table.forced", { card: cardShort(this.forcedCard()) });
         const [claimText, claimButtons] = this.faceChoice ? [null, []] : this.claimControls();
         if (claimText) text = claimText;
         buttons.push(...claimButtons);
       } else if (turn) {
         const name = this.seatName(turn.seat);
-        text = turn.from === "dummy" ? `${turn.seat === me ? "You play" : `${name} plays`} from the half dummy\u2026` : `Waiting for ${name}\u2026`;
-        if (turn.seat === me) text = "Your turn.";
+        if (turn.from === "dummy") text = turn.seat === me ? t("table.you_play_dummy") : t("table.plays_dummy", { name });
+        else text = t("table.waiting_for", { name });
+        if (turn.seat === me) text = t("table.your_turn");
       }
       if (me !== null && this.prechosen) {
         text += this.prechosenWords();
         buttons.push(...this.prechosenButtons());
       }
-      if (me === null) text = `You are watching. ${text}`;
+      if (me === null) text = t("table.watching", { text });
       if (v.received && v.received.length && v.tricks.length === 0 && me !== null) {
-        buttons.push(h("span", { class: "passed-cards" }, "You received: ",
+        buttons.push(h("span", { class: "passed-cards" }, t("table.you_received") + " ",
           v.received.map((c) => renderCard(c, { className: "tiny" }))));
       }
     } else if (v.phase === "moon") {
       if (v.legal && v.legal.type === "moon") {
-        text = "You shot the moon! Choose how it scores.";
-        buttons.push(h("button", { type: "button", class: "btn primary", onclick: () => this.sendMove({ type: "moon", choice: "self" }) }, "Take the points off my score"));
-        buttons.push(h("button", { type: "button", class: "btn", onclick: () => this.sendMove({ type: "moon", choice: "others" }) }, "Add the points to everyone else"));
+        text = t("table.shot_moon");
+        buttons.push(h("button", { type: "button", class: "btn primary", onclick: () => this.sendMove({ type: "moon", choice: "self" }) }, t("table.moon_self")));
+        buttons.push(h("button", { type: "button", class: "btn", onclick: () => this.sendMove({ type: "moon", choice: "others" }) }, t("table.moon_others")));
       } else {
-        text = `${this.seatName(v.moon_pending)} shot the moon and is choosing how it scores.`;
+        text = t("table.moon_choosing", { name: this.seatName(v.moon_pending) });
       }
     }
     setText(status, text);
     if (this.askingName !== null) {
       // The name form replaces the buttons while it applies: a visitor without a seat or a
       // name, and a seat still free to take (the one clicked, or another: see afterStateActions).
-      if (me === null && !this.player && t.seats.some((s) => this.seatIsFree(s))) {
-        setText(status, "Choose a name to sit down.");
+      if (me === null && !this.player && tb.seats.some((s) => this.seatIsFree(s))) {
+        setText(status, t("table.name_to_sit"));
         if (bar.firstChild !== this.nameForm || bar.childNodes.length !== 1) fill(bar, this.nameForm);
         return;
       }
@@ -160,12 +172,13 @@ export class ActionsPart {
     const card = parseCard(code);
     const make = (which) => {
       const face = which === "dark" ? card.dark : card.light;
-      const word = which === "dark" ? "Dark" : "Light";
+      const word = which === "dark" ? t("table.dark") : t("table.light");
       // The accessible name begins with the button's visible text (WCAG 2.5.3), then says it.
-      const shown = `${faceShort(face)} ${word}: ${SUIT_SYMBOLS[face.suit]} led`;
+      const led = t("table.face_led", { word, symbol: SUIT_SYMBOLS[face.suit] });
+      const shown = `${faceShort(face)} ${led}`;
       return h("button", {
         type: "button", class: `btn face-choice ${which}`, "data-face": which,
-        "aria-label": `${shown}. Lead with the ${word} face, ${faceName(face)}: ${SUIT_NAMES[face.suit]} are led`,
+        "aria-label": t("table.face_aria", { shown, word, name: faceName(face), suit: suitName(face.suit) }),
         onclick: () => this.playCard(code, which),
         onkeydown: (event) => {
           if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
@@ -176,7 +189,7 @@ export class ActionsPart {
         },
       },
       h("span", { class: `face-sample s-${face.suit} ${which}`, "aria-hidden": "true" }, faceShort(face)),
-      h("span", { "aria-hidden": "true" }, ` ${word}: ${SUIT_SYMBOLS[face.suit]} led`));
+      h("span", { "aria-hidden": "true" }, ` ${led}`));
     };
     const out = (faces || ["light", "dark"]).map(make);
     out.push(h("button", {
@@ -185,7 +198,7 @@ export class ActionsPart {
         this.render();
         this.focusCard(code);
       },
-    }, "Cancel"));
+    }, t("table.cancel")));
     return out;
   }
 
@@ -204,8 +217,8 @@ export class ActionsPart {
   askName(seat) {
     this.askingName = seat;
     if (!this.nameForm) {
-      const input = h("input", { id: "table-guest-name", maxlength: "24", placeholder: "Your name", required: true, autocomplete: "nickname" });
-      const submit = h("button", { type: "submit", class: "btn primary small" }, "Sit down");
+      const input = h("input", { id: "table-guest-name", maxlength: "24", placeholder: t("table.your_name"), required: true, autocomplete: "nickname" });
+      const submit = h("button", { type: "submit", class: "btn primary small" }, t("table.sit_down"));
       const form = h("form", {
         class: "row name-form",
         onsubmit: async (event) => {
@@ -229,8 +242,8 @@ export class ActionsPart {
           this.closeNameForm();
           this.connect();
         },
-      }, h("label", { for: "table-guest-name", class: "sr-only" }, "Your name"), input, submit,
-      h("button", { type: "button", class: "btn ghost small", onclick: () => this.closeNameForm() }, "Cancel"));
+      }, h("label", { for: "table-guest-name", class: "sr-only" }, t("table.your_name")), input, submit,
+      h("button", { type: "button", class: "btn ghost small", onclick: () => this.closeNameForm() }, t("table.cancel")));
       this.nameForm = form;
     }
     this.renderActions();

@@ -4,37 +4,38 @@
 
 import { renderBack } from "../cards.js";
 import { h, fill, setText } from "../dom.js";
+import { plural, t } from "../i18n.js";
 import { botLabel, relativeSeat } from "../labels.js";
-import { formatSeconds, POSITIONS, PLACE_WORDS } from "./util.js";
+import { formatSeconds, placeWords, POSITIONS } from "./util.js";
 
 export class SeatsPart {
   seatName(seat) {
-    if (seat === "dummy") return "The dummy";
-    const t = this.table;
-    if (!t || !t.seats[seat]) return `Seat ${seat + 1}`;
-    const s = t.seats[seat];
-    if (s.kind === "human") return s.name || `Seat ${seat + 1}`;
-    if (s.kind === "bot") return s.name || `Computer ${seat + 1}`;
-    return `Seat ${seat + 1}`;
+    if (seat === "dummy") return t("table.the_dummy");
+    const tb = this.table;
+    if (!tb || !tb.seats[seat]) return t("table.seat_n", { n: seat + 1 });
+    const s = tb.seats[seat];
+    if (s.kind === "human") return s.name || t("table.seat_n", { n: seat + 1 });
+    if (s.kind === "bot") return s.name || t("table.computer_n", { n: seat + 1 });
+    return t("table.seat_n", { n: seat + 1 });
   }
 
   /** "you" for me, the name otherwise (for sentences). */
   who(seat) {
-    return seat === this.seat ? "you" : this.seatName(seat);
+    return seat === this.seat ? t("seat.you") : this.seatName(seat);
   }
 
   /** A name short enough for a score sheet column ("Comp 2" for a computer). */
   shortName(index) {
-    const t = this.table;
-    const s = t && typeof index === "number" ? t.seats[index] : null;
-    if (s && s.kind === "bot" && !s.name) return `Comp ${index + 1}`;
+    const tb = this.table;
+    const s = tb && typeof index === "number" ? tb.seats[index] : null;
+    if (s && s.kind === "bot" && !s.name) return t("table.comp_n", { n: index + 1 });
     return this.scorerName(index);
   }
 
   scorerName(index) {
     const v = this.view;
-    if (v && v.game === "dummy" && index === v.players) return "Dummy";
-    if (index === "dummy") return "Dummy";
+    if (v && v.game === "dummy" && index === v.players) return t("table.dummy");
+    if (index === "dummy") return t("table.dummy");
     return this.seatName(index);
   }
 
@@ -79,53 +80,53 @@ export class SeatsPart {
   }
 
   renderSeat(el, seat) {
-    const t = this.table;
+    const tb = this.table;
     const v = this.view;
-    const s = t.seats[seat];
+    const s = tb.seats[seat];
     const me = seat === this.seat;
     const pos = this.position(seat);
     // Between hands (the server's pause) nobody acts yet.
-    const between = t.pause_until_ms && t.status === "playing";
+    const between = tb.pause_until_ms && tb.status === "playing";
     const turn = v && v.phase === "play" && v.turn && v.turn.seat === seat && !between;
     const toAct = v && v.to_act && v.to_act.includes(seat) && v.phase !== "over" && !between;
     el.className = ["seat", `pos-${pos}`, s.kind, me ? "me" : "", toAct ? "to-act" : "", s.away ? "away" : ""].filter(Boolean).join(" ");
-    const name = s.kind === "open" ? "Free seat" : this.seatName(seat);
+    const name = s.kind === "open" ? t("table.free_seat") : this.seatName(seat);
     const tags = [];
-    if (s.kind === "bot") tags.push(h("span", { class: "tag bot" }, `Computer \u00b7 ${botLabel(s.level)}`));
-    if (s.kind === "human" && s.away) tags.push(h("span", { class: "tag away" }, "Away \u00b7 computer plays"));
-    if (s.kind === "human" && s.connected === false && !s.away) tags.push(h("span", { class: "tag off" }, "Disconnected"));
-    if (t.host_seat === seat) tags.push(h("span", { class: "tag" }, "Host"));
-    if (v && v.dealer === seat && t.status !== "waiting") tags.push(h("span", { class: "tag" }, "Dealer"));
+    if (s.kind === "bot") tags.push(h("span", { class: "tag bot" }, t("table.tag.bot", { level: botLabel(s.level) })));
+    if (s.kind === "human" && s.away) tags.push(h("span", { class: "tag away" }, t("table.tag.away")));
+    if (s.kind === "human" && s.connected === false && !s.away) tags.push(h("span", { class: "tag off" }, t("table.tag.off")));
+    if (tb.host_seat === seat) tags.push(h("span", { class: "tag" }, t("table.tag.host")));
+    if (v && v.dealer === seat && tb.status !== "waiting") tags.push(h("span", { class: "tag" }, t("table.tag.dealer")));
     if (v && v.game === "dummy" && v.joker === seat) {
-      tags.push(h("span", { class: "tag joker", title: "Plays from their half dummy in this trick" }, "\u2605 Joker"));
+      tags.push(h("span", { class: "tag joker", title: t("table.tag.joker_title") }, t("table.tag.joker")));
     }
     const info = [];
-    if (v && t.status !== "waiting") {
-      info.push(["cards", `${v.hand_sizes[seat]} card${v.hand_sizes[seat] === 1 ? "" : "s"}`]);
-      if (v.game === "dummy" && v.half_dummy_sizes) info.push(["cards", `half dummy ${v.half_dummy_sizes[seat]}`]);
-      info.push(["tricks", `${v.tricks_won[seat]} trick${v.tricks_won[seat] === 1 ? "" : "s"}`]);
-      info.push(["points", `${v.points_taken[seat]} pt${v.points_taken[seat] === 1 ? "" : "s"}`]);
+    if (v && tb.status !== "waiting") {
+      info.push(["cards", plural("table.cards", v.hand_sizes[seat])]);
+      if (v.game === "dummy" && v.half_dummy_sizes) info.push(["cards", t("table.half_dummy_n", { n: v.half_dummy_sizes[seat] })]);
+      info.push(["tricks", plural("table.tricks", v.tricks_won[seat])]);
+      info.push(["points", plural("table.pts", v.points_taken[seat])]);
     }
     let state = "";
-    if (v && v.phase === "pass" && v.passed && !between) state = v.passed[seat] ? "Passed \u2713" : "Choosing cards\u2026";
-    if (turn) state = v.turn.from === "dummy" ? "Playing from the half dummy" : "Playing\u2026";
-    if (v && v.phase === "direction" && toAct) state = "Choosing the direction\u2026";
-    if (v && v.phase === "moon" && toAct) state = "Shot the moon! Choosing\u2026";
+    if (v && v.phase === "pass" && v.passed && !between) state = v.passed[seat] ? t("table.state.passed") : t("table.state.choosing");
+    if (turn) state = v.turn.from === "dummy" ? t("table.state.playing_dummy") : t("table.state.playing");
+    if (v && v.phase === "direction" && toAct) state = t("table.state.direction");
+    if (v && v.phase === "moon" && toAct) state = t("table.state.moon");
     const backs = [];
-    if (v && !me && t.status !== "waiting") {
+    if (v && !me && tb.status !== "waiting") {
       const count = Math.min(v.hand_sizes[seat], 13);
       for (let i = 0; i < count; i++) backs.push(renderBack("mini"));
     }
     const controls = this.seatControls(seat, s);
     // Said once: "Alex (you)" for my seat; another seat by where it sits from mine ("Ann, on
     // your left"), or for a spectator by where it is drawn ("Ann, at the bottom").
-    let label = `${name} (you)`;
-    if (!me) label = `${name}, ${this.seat === null ? PLACE_WORDS[pos] : relativeSeat(this.seat, seat, t.players)}`;
+    let label = t("table.seat_me", { name });
+    if (!me) label = t("table.seat_other", { name, place: this.seat === null ? placeWords(pos) : relativeSeat(this.seat, seat, tb.players) });
     el.setAttribute("aria-label", label);
     fill(el,
       h("div", { class: "seat-name" },
         h("span", { class: "name-text", title: name }, name),
-        me ? h("span", { class: "you" }, " (you)") : null),
+        me ? h("span", { class: "you" }, " " + t("table.you_mark")) : null),
       tags.length ? h("div", { class: "tags" }, tags) : null,
       info.length ? h("div", { class: "seat-info" }, info.map(([kind, text]) => h("span", { class: `i-${kind}` }, text))) : null,
       h("div", { class: "seat-state" }, h("span", { class: "state-text" }, state), h("span", { class: "clock", "data-seat": String(seat) })),
@@ -138,27 +139,29 @@ export class SeatsPart {
     const index = v.players;
     const pts = v.points_taken[index];
     fill(el,
-      h("div", { class: "seat-name" }, h("span", { class: "name-text" }, "Dummy")),
-      h("div", { class: "seat-info" }, `${v.tricks_won[index]} trick${v.tricks_won[index] === 1 ? "" : "s"} \u00b7 ${pts} pt${pts === 1 ? "" : "s"} \u00b7 total ${v.scores[index]}`));
-    el.setAttribute("aria-label", "The dummy");
+      h("div", { class: "seat-name" }, h("span", { class: "name-text" }, t("table.dummy"))),
+      h("div", { class: "seat-info" }, t("table.dummy_info", {
+        tricks: plural("table.tricks", v.tricks_won[index]), points: plural("table.pts", pts), total: v.scores[index],
+      })));
+    el.setAttribute("aria-label", t("table.the_dummy"));
   }
 
   seatControls(seat, s) {
-    const t = this.table;
+    const tb = this.table;
     const me = this.player;
-    const isHost = me && t.host === me.id;
+    const isHost = me && tb.host === me.id;
     const buttons = [];
     if (this.seat === null && this.seatIsFree(s)) {
-      buttons.push(h("button", { type: "button", class: "btn small primary", onclick: () => this.sitAt(seat) }, s.kind === "bot" ? "Take over this seat" : "Sit here"));
+      buttons.push(h("button", { type: "button", class: "btn small primary", onclick: () => this.sitAt(seat) }, s.kind === "bot" ? t("table.take_over") : t("table.sit_here")));
     }
-    if (isHost && t.status === "waiting") {
+    if (isHost && tb.status === "waiting") {
       if (s.kind === "open") {
-        const level = h("select", { "aria-label": `Computer level for seat ${seat + 1}`, class: "small" },
+        const level = h("select", { "aria-label": t("table.bot_level_for", { n: seat + 1 }), class: "small" },
           this.botLevels.map((l) => h("option", { value: l, selected: l === "standard" }, botLabel(l))));
         buttons.push(h("span", { class: "add-bot" }, level,
-          h("button", { type: "button", class: "btn small", onclick: () => this.send("add_bot", { seat, level: level.value }) }, "Add computer")));
+          h("button", { type: "button", class: "btn small", onclick: () => this.send("add_bot", { seat, level: level.value }) }, t("table.add_bot"))));
       } else if (s.kind === "bot") {
-        buttons.push(h("button", { type: "button", class: "btn small", onclick: () => this.send("remove_bot", { seat }) }, "Remove computer"));
+        buttons.push(h("button", { type: "button", class: "btn small", onclick: () => this.send("remove_bot", { seat }) }, t("table.remove_bot")));
       }
     }
     return buttons.length ? h("div", { class: "seat-controls" }, buttons) : null;
@@ -175,15 +178,15 @@ export class SeatsPart {
   }
 
   renderClocks() {
-    const t = this.table;
-    if (!t || !this.el) return;
+    const tb = this.table;
+    if (!tb || !this.el) return;
     const now = this.serverNow();
-    const seats = new Set(t.deadline_ms ? t.deadline_seats || [] : []);
-    const cap = (t.turn_timer || 0) * 1000;
+    const seats = new Set(tb.deadline_ms ? tb.deadline_seats || [] : []);
+    const cap = (tb.turn_timer || 0) * 1000;
     // By the server's clock (server_ms), so a wrong clock here does not matter; never more
     // than a whole turn all the same.
-    const left = t.deadline_ms ? Math.max(0, Math.min(cap || Infinity, t.deadline_ms - now)) : 0;
-    const text = t.deadline_ms ? formatSeconds(left) : "";
+    const left = tb.deadline_ms ? Math.max(0, Math.min(cap || Infinity, tb.deadline_ms - now)) : 0;
+    const text = tb.deadline_ms ? formatSeconds(left) : "";
     for (const el of this.el.seats.querySelectorAll(".clock")) {
       const seat = Number(el.dataset.seat);
       // The clock mark is drawn by CSS (.clock::before): an emoji shows as an empty box
@@ -192,7 +195,7 @@ export class SeatsPart {
       el.classList.toggle("urgent", seats.has(seat) && left < 6000);
     }
     const mine = this.seat !== null && seats.has(this.seat);
-    setText(this.el.clock, mine ? `${text} left` : "");
+    setText(this.el.clock, mine ? t("table.time_left", { time: text }) : "");
     this.el.clock.classList.toggle("urgent", mine && left < 6000);
     // The pause between hands counts down in the result panel and the status line.
     const next = this.el.center.querySelector(".next-hand");

@@ -2,6 +2,7 @@
 
 import { cardLabel, faceOf, faceShort, parseCard } from "../cards.js";
 import { h, setText } from "../dom.js";
+import { t } from "../i18n.js";
 
 export const POSITIONS = {
   2: ["bottom", "top"],
@@ -11,10 +12,14 @@ export const POSITIONS = {
 };
 
 // Where a seat is drawn, in words for a spectator's screen reader.
-export const PLACE_WORDS = {
-  bottom: "at the bottom", top: "at the top", left: "on the left", right: "on the right",
-  "top-left": "at the top left", "top-right": "at the top right",
-};
+export function placeWords(pos) {
+  const words = {
+    bottom: () => t("table.place.bottom"), top: () => t("table.place.top"),
+    left: () => t("table.place.left"), right: () => t("table.place.right"),
+    "top-left": () => t("table.place.top_left"), "top-right": () => t("table.place.top_right"),
+  };
+  return words[pos] ? words[pos]() : pos;
+}
 
 // A hand's result stays up at least this long (unless closed), even if play goes on: the
 // server's pause between hands (HEARTS_HAND_PAUSE_MS) may be shorter, or off.
