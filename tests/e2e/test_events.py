@@ -2,10 +2,10 @@
 from the club page (a start in the past and too many rounds are refused next to the form,
 then one that starts in a few seconds), both register on its page, the event starts, each
 follows "Go to your table" (the computer plays for them until they come) and plays the round,
-and both see the round in the standings. Run with Ann on a desktop and Bob on a phone, then
-the other way round, so each page is checked at both sizes (axe-core, clipped text,
-overlaps). The module's server plays 2 hands a round, so both surely play whenever they
-come."""
+goes back to the event from the game-over panel (no rematch there), and both see the round in
+the standings. Run with Ann on a desktop and Bob on a phone, then the other way round, so
+each page is checked at both sizes (axe-core, clipped text, overlaps). The module's server
+plays 2 hands a round, so both surely play whenever they come."""
 
 from __future__ import annotations
 
@@ -159,9 +159,16 @@ def test_a_club_event_from_scheduling_to_the_standings(
         moves = _go_and_play([ann, bob])
         assert all(moves.values()), moves  # both played at their table
 
-        # Back on the event's page, the round is in the standings
+        # The game-over panel leads back to the event (an event's table has no rematch), and
+        # there the round is in the standings
+        event_path = event_url[event_url.index("/?event=") :]
         for player in (ann, bob):
-            player.page.goto(event_url)
+            back = player.page.locator("#event-back")
+            back.wait_for(timeout=10_000)
+            assert back.get_attribute("href") == event_path
+            assert player.page.locator("#rematch").count() == 0
+            back.click()
+            player.page.wait_for_url(f"**{event_path}")
             player.page.wait_for_function(
                 """() => (document.getElementById('event-status') || {}).textContent === 'Finished'
                     && document.querySelectorAll('.event-standings tbody tr').length === 2""",

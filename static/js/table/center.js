@@ -120,6 +120,9 @@ export class CenterPart {
     if (compete && compete.kind === "daily") {
       // A daily challenge's table plays once: its page compares the deals with everyone's.
       buttons.push(h("a", { class: "btn primary", id: "daily-results", href: `/?daily=${encodeURIComponent(compete.preset)}` }, "See how others did"));
+    } else if (compete && compete.kind === "event") {
+      // An event's table plays one round (no rematch): its page has the standings and the next round.
+      buttons.push(h("a", { class: "btn primary", id: "event-back", href: `/?event=${encodeURIComponent(compete.event)}` }, "Back to the event"));
     } else if (this.seat !== null) {
       buttons.push(h("button", { type: "button", class: "btn primary", id: "rematch", onclick: () => this.send("rematch") }, "Rematch"));
     }
