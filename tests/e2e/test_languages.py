@@ -203,3 +203,38 @@ def test_a_visitor_plays_in_their_language_and_switches_without_a_reload(
         assert not page.js_errors, page.js_errors
     finally:
         page.context.close()
+
+
+CLUB_WORDS = {
+    "fr": ("Mes clubs", "Club fermé · 1 membre", "Programmer le tournoi"),
+    "de": ("Meine Clubs", "Geschlossener Club · 1 Mitglied", "Turnier ansetzen"),
+}
+
+
+@pytest.mark.parametrize(("viewport", "lang"), [(DESKTOP, "fr"), (PHONE, "de")], ids=["fr", "de"])
+def test_the_clubs_and_the_event_form_in_the_language(
+    browser: Any, server: ServerInfo, viewport: dict[str, int], lang: str
+) -> None:
+    """My clubs, then a new closed club with its event form (German at 390x844: clipped
+    text, axe) in the player's language (static/js/clubs.js, events.js)."""
+    mine, about, schedule = CLUB_WORDS[lang]
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        guest = client.post("/api/guest", json={"name": f"Clubber {lang}"}).json()
+    page = open_page(browser, server, viewport, str(guest["token"]))
+    page.context.add_cookies([{"name": "hearts_lang", "value": lang, "url": server.url}])
+    player = json.dumps(json.dumps(guest["player"]))
+    page.context.add_init_script(f"localStorage.setItem('hearts.player', {player})")
+    try:
+        page.goto("/?clubs=1")
+        page.wait_for_selector("#club-create")
+        assert mine in (page.text_content("main") or "")
+        page.fill("#club-name", f"Club {lang}")
+        page.check("#club-closed")
+        page.click("#club-create")
+        page.wait_for_selector("#event-create")
+        assert about in (page.text_content("main") or "")
+        assert visible_text(page, "#event-create") == schedule
+        check_page(page, f"languages-club-{lang}")
+        assert not page.js_errors, page.js_errors
+    finally:
+        page.context.close()
