@@ -114,6 +114,21 @@ def test_a_french_visitor_gets_the_page_in_french_with_its_catalog_only(client: 
     assert '<html lang="en">' in english.text and ">Skip to the game<" in english.text
 
 
+def test_the_table_section_is_served_next_to_the_catalog_and_not_preloaded(
+    client: TestClient,
+) -> None:
+    """The table's words (i18n.js loadSection("table")) at a versioned, immutable URL beside
+    the main catalog; the page preloads only the main one (the lobby never needs them)."""
+    version = client.app.state.static.version  # type: ignore[attr-defined]
+    page = client.get("/", headers={"Accept-Language": "de"})
+    assert "table.json" not in page.text
+    section = client.get(f"/v/{version}/i18n/de.table.json", headers={"Accept-Encoding": "gzip"})
+    assert section.status_code == 200
+    assert section.headers["cache-control"] == IMMUTABLE
+    assert section.headers["content-encoding"] == "gzip"
+    assert section.json()["table.start"] == "Spiel starten"
+
+
 def test_notices_are_written_in_the_recipients_language() -> None:
     notice = Notice("p1", "time_almost_up", "T1", {"hours_left": 3, "table_name": "Chez Anne"})
     german = words(notice, "de")

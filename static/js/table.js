@@ -7,7 +7,7 @@
 
 import { api, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
-import { loadSection } from "./i18n.js";
+import { has, loadSection, t } from "./i18n.js";
 import { reasonWords } from "./labels.js";
 import { LiveSocket, newId } from "./socket.js";
 import { ActionsPart } from "./table/actions.js";
@@ -92,7 +92,7 @@ class TablePage {
   }
 
   start() {
-    document.title = "Table \u2013 Hearts Online";
+    document.title = t("table.title", { name: t("table.head.table") });
     this.build();
     this.watchChat();
     this.connect();
@@ -153,24 +153,24 @@ class TablePage {
   onFinal(code, error) {
     if (code === "bad_token") {
       session.clear();
-      toast("Your session has expired: you are watching. Choose a name to play again.", "error");
+      toast(t("table.gone.session"), "error");
       this.connect();
       return;
     }
     const words = {
       forbidden: error && error.code === "bad_origin"
-        ? "This page's address is not one the server accepts (HEARTS_ALLOWED_ORIGINS)."
-        : "This table is private: you need its invite link.",
-      unknown_table: "This table does not exist any more (tables close some time after their last game).",
-      protocol: "The connection was refused.",
-      too_many_sockets: "Too many connections from you or your network (other tabs of this site, or many new ones within a minute). Close some tabs, wait a minute, then reload.",
-      policy: "The connection was closed: too many messages were sent too fast. Reload to go on.",
-    }[code] || (error && error.message) || "The connection was closed.";
+        ? t("table.gone.bad_origin")
+        : t("table.gone.private"),
+      unknown_table: t("table.gone.unknown_table"),
+      protocol: t("table.gone.protocol"),
+      too_many_sockets: t("table.gone.too_many_sockets"),
+      policy: t("table.gone.policy"),
+    }[code] || (error && error.message) || t("table.gone.closed");
     this.gone = words;
     fill(this.root, h("section", { class: "panel gone" },
-      h("h1", {}, "Cannot open this table"),
+      h("h1", {}, t("table.gone.title")),
       h("p", { class: "form-error" }, words),
-      h("a", { class: "btn primary", href: "/" }, "Back to the lobby")));
+      h("a", { class: "btn primary", href: "/" }, t("table.gone.back"))));
   }
 
   onMessage(msg) {
@@ -243,7 +243,7 @@ class TablePage {
     this.pending.set(msg.id, entry);
     if (!(this.ready && this.socket && this.socket.send(msg))) {
       entry.late = true;
-      toast("Not connected: it will be sent when the connection is back.");
+      toast(t("table.offline_queued"));
     }
     this.markPending();
     return msg.id;
@@ -275,7 +275,7 @@ class TablePage {
       // goes out again, with its id, after retry_after seconds (docs/protocol.md).
       pending.retries = (pending.retries || 0) + 1;
       const wait = Math.min(Math.max(Number(msg.retry_after) || 2, 0.5), 30) * 1000;
-      toast("The server is briefly unavailable: trying again in a moment.");
+      toast(t("table.busy_retry"));
       setTimeout(() => {
         if (this.pending.get(msg.id) === pending && this.ready && this.socket) {
           if (!this.socket.send(pending.msg)) pending.late = true;
@@ -294,7 +294,7 @@ class TablePage {
       return;
     }
     // A command given while offline that no longer applies when it finally goes out.
-    toast(pending && pending.late ? `Sent when the connection came back, but refused: ${words}` : words, "error");
+    toast(pending && pending.late ? t("table.late_refused", { words }) : words, "error");
   }
 
   reasonContext() {
@@ -385,8 +385,8 @@ class TablePage {
 
   /** Ms until the next hand opens (the server's pause after a hand), or 0. */
   pauseLeft() {
-    const t = this.table;
-    return t && t.pause_until_ms && t.status === "playing" ? Math.max(0, t.pause_until_ms - this.serverNow()) : 0;
+    const tb = this.table;
+    return tb && tb.pause_until_ms && tb.status === "playing" ? Math.max(0, tb.pause_until_ms - this.serverNow()) : 0;
   }
 
   /** The game (classic, dummy, twentyeight, double): the view's, or before there is a view
@@ -405,20 +405,22 @@ class TablePage {
 
   /** The table's preset in words ("Hearts, 4 players"), or "Table" until /api/presets came. */
   presetLabel() {
-    const preset = this.table && this.presets.get(this.table.preset);
-    return preset ? preset.label : "Table";
+    const id = this.table && this.table.preset;
+    const preset = id && this.presets.get(id);
+    if (preset && has(`preset.${id}`)) return t(`preset.${id}`);
+    return preset ? preset.label : t("table.head.table");
   }
 
   afterStateActions() {
-    const t = this.table;
-    if (!t) return;
+    const tb = this.table;
+    if (!tb) return;
     const me = this.player;
-    const isHost = me && t.host === me.id;
+    const isHost = me && tb.host === me.id;
     // "Start as soon as every seat is filled", chosen when the table was created (the
     // computer players came with the table).
-    if (isHost && !this.setupDone && t.status === "waiting") {
+    if (isHost && !this.setupDone && tb.status === "waiting") {
       this.setupDone = true;
-      const raw = sessionStorage.getItem(`hearts.setup.${t.id}`);
+      const raw = sessionStorage.getItem(`hearts.setup.${tb.id}`);
       if (raw) {
         let setup = null;
         try {
@@ -429,22 +431,22 @@ class TablePage {
         if (setup) this.autoStart = !!setup.autoStart;
       }
     }
-    if (isHost && this.autoStart && t.status === "waiting" && !this.startSent && t.seats.every((s) => s.kind !== "open")) {
+    if (isHost && this.autoStart && tb.status === "waiting" && !this.startSent && tb.seats.every((s) => s.kind !== "open")) {
       this.startSent = true;
-      sessionStorage.removeItem(`hearts.setup.${t.id}`);
+      sessionStorage.removeItem(`hearts.setup.${tb.id}`);
       this.send("start");
     }
-    if (t.status === "playing") this.startSent = false;
+    if (tb.status === "playing") this.startSent = false;
     // "Sit down" from the lobby, or a seat picked before choosing a name.
     if (me && this.seat === null && (this.autoSit || this.pendingSit !== null)) {
       const wanted = this.pendingSit;
       this.autoSit = false;
       this.pendingSit = null;
       // The seat picked, or (taken meanwhile, or none picked) the first free one.
-      const seat = wanted !== null && t.seats[wanted] && this.seatIsFree(t.seats[wanted])
-        ? wanted : t.seats.findIndex((s) => this.seatIsFree(s));
+      const seat = wanted !== null && tb.seats[wanted] && this.seatIsFree(tb.seats[wanted])
+        ? wanted : tb.seats.findIndex((s) => this.seatIsFree(s));
       if (seat >= 0) this.send("sit", { seat });
-      else if (wanted !== null) toast("Every seat has been taken meanwhile: you are watching.", "error");
+      else if (wanted !== null) toast(t("table.seats_gone"), "error");
       const url = new URL(location.href);
       if (url.searchParams.has("sit")) {
         url.searchParams.delete("sit");
@@ -464,21 +466,22 @@ class TablePage {
     if (rv && this.resultFor !== null && Date.now() - this.resultShownAt >= RESULT_MIN_MS && (rv.trick.length || rv.tricks.length)) {
       this.resultFor = null;
     }
-    const t = this.table;
+    const tb = this.table;
     const v = this.view;
-    const n = t.players;
+    const n = tb.players;
     const game = this.gameOf();
     const page = this.el.page;
     // The frame stays hidden ("loading") until /api/presets has come too: its name for the
     // table ("Hearts, 5 players" for "Table") can wrap the head and move the table down.
     const loading = !this.presets.size && !this.presetsFailed ? " loading" : "";
-    page.className = `table-page${loading}${game ? ` game-${game}` : ""} players-${n} status-${t.status}${v ? ` phase-${v.phase}` : ""}${this.seat === null ? " spectator" : " seated"}`;
+    page.className = `table-page${loading}${game ? ` game-${game}` : ""} players-${n} status-${tb.status}${v ? ` phase-${v.phase}` : ""}${this.seat === null ? " spectator" : " seated"}`;
     this.game = game;
     // Each part draws on its own: one that throws is reported and the others still draw.
     for (const part of RENDER_PARTS) this.renderPart(part);
     this.markPending();
     const myTurn = v && v.legal && this.seat !== null;
-    document.title = `${myTurn ? "Your turn \u2013 " : ""}${this.presetLabel()} \u2013 Hearts Online`;
+    const title = t("table.title", { name: this.presetLabel() });
+    document.title = myTurn ? t("table.title_turn", { title }) : title;
   }
 
   /** Draw one part of the page (a method name), reporting an exception to the console

@@ -3,6 +3,7 @@
 // Methods of the table page (static/js/table.js mixes them into TablePage): `this` is the page.
 
 import { fill, h } from "../dom.js";
+import { t } from "../i18n.js";
 import { botLabel } from "../labels.js";
 
 export class ChatPart {
@@ -12,31 +13,32 @@ export class ChatPart {
         this.addChat(event, replayed);
         break;
       case "sat":
-        this.addLog(`${event.name} sat down.`);
+        this.addLog(t("table.log.sat", { name: event.name }));
         break;
       case "left":
-        this.addLog(`${event.name} left the table.`);
+        this.addLog(t("table.log.left", { name: event.name }));
         break;
       case "bot_added":
-        this.addLog(`A computer player (${botLabel(event.level)}) joined.`);
+        this.addLog(t("table.log.bot", { level: botLabel(event.level) }));
         break;
       case "started":
-        if (!replayed) this.addLog(event.game_no > 1 ? `Game ${event.game_no} started.` : "The game started.");
+        if (!replayed) this.addLog(event.game_no > 1 ? t("table.log.game_n", { n: event.game_no }) : t("table.log.started"));
         break;
       case "away":
         if (!replayed) {
-          this.addLog(`${this.seatName(event.seat)} is away: the computer plays for them${event.reason === "timeout" ? " (the turn timer ran out)" : ""}.`);
+          const name = this.seatName(event.seat);
+          this.addLog(event.reason === "timeout" ? t("table.log.away_timeout", { name }) : t("table.log.away", { name }));
         }
         break;
       case "back":
-        if (!replayed) this.addLog(`${this.seatName(event.seat)} is back.`);
+        if (!replayed) this.addLog(t("table.log.back", { name: this.seatName(event.seat) }));
         break;
       case "claim":
       case "claim_refused":
         this.onClaimEvent(event);
         break;
       case "game_over":
-        if (!replayed) this.addLog("The game is over.");
+        if (!replayed) this.addLog(t("table.over"));
         break;
       default:
         break;
@@ -74,7 +76,7 @@ export class ChatPart {
     const n = this.unread || 0;
     const e = this.el;
     e.chatCount.hidden = !n;
-    fill(e.chatCount, n > 99 ? "99+" : String(n), h("span", { class: "sr-only" }, " unread"));
+    fill(e.chatCount, n > 99 ? "99+" : String(n), h("span", { class: "sr-only" }, " " + t("table.log.unread")));
   }
 
   /** The head's Chat button: to the chat, ready to type. */
@@ -92,7 +94,7 @@ export class ChatPart {
 
   /** "Ann shot the moon!" ("You shot the moon!" for me). */
   moonWords(scorer) {
-    return `${scorer === this.seat ? "You" : this.scorerName(scorer)} shot the moon!`;
+    return scorer === this.seat ? t("table.log.you_moon") : t("table.log.moon", { name: this.scorerName(scorer) });
   }
 
   pushLog(li) {

@@ -5,6 +5,7 @@
 
 import { cardName, cardShort, renderCard } from "../cards.js";
 import { h } from "../dom.js";
+import { plural, t } from "../i18n.js";
 import { prefs } from "../prefs.js";
 
 // How long a forced card waits before it plays itself (it is marked meanwhile).
@@ -33,10 +34,10 @@ export class ConveniencesPart {
     }
     const waiting = [...this.pending.values()].some((p) => p.msg.type === "move" && p.msg.move.type === "claim");
     if (waiting) {
-      return ["Checking your claim\u2026", [h("button", { type: "button", class: "btn small", id: "claim-button", disabled: true }, "Claiming\u2026")]];
+      return [t("table.claim.checking"), [h("button", { type: "button", class: "btn small", id: "claim-button", disabled: true }, t("table.claim.claiming"))]];
     }
     if (this.claimAsk) {
-      return ["Claim every remaining trick? If one can still be lost, the claim is refused (once per hand).", [
+      return [t("table.claim.ask"), [
         h("button", {
           type: "button", class: "btn primary small", id: "claim-confirm",
           onclick: () => {
@@ -44,7 +45,7 @@ export class ConveniencesPart {
             this.sendMove({ type: "claim" }, {}, { version: this.version });
             this.renderActions();
           },
-        }, "Yes, claim"),
+        }, t("table.claim.yes")),
         h("button", {
           type: "button", class: "btn ghost small", id: "claim-cancel",
           onclick: () => {
@@ -53,7 +54,7 @@ export class ConveniencesPart {
             const button = document.getElementById("claim-button");
             if (button) button.focus();
           },
-        }, "Cancel"),
+        }, t("table.cancel")),
       ]];
     }
     return [null, [h("button", {
@@ -67,22 +68,23 @@ export class ConveniencesPart {
         const yes = document.getElementById("claim-confirm");
         if (yes) yes.focus();
       },
-    }, "Claim the rest")]];
+    }, t("table.claim.button"))]];
   }
 
   /** A claim or a refused claim, told to everyone in the table log (a polite live region);
    *  an accepted claim's cards are shown there and in the hand's result panel. */
   onClaimEvent(event) {
-    const who = event.seat === this.seat ? "You" : this.seatName(event.seat);
+    const mine = event.seat === this.seat;
     if (event.kind === "claim_refused") {
-      this.addLog(event.seat === this.seat ? "Your claim was refused." : `${who}'s claim was refused.`, "claim");
+      this.addLog(mine ? t("table.claim.you_refused") : t("table.claim.refused", { name: this.seatName(event.seat) }), "claim");
       return;
     }
     const cards = Array.isArray(event.cards) ? event.cards : [];
     const v = this.view;
     const last = v && v.history.length ? v.history[v.history.length - 1] : null;
     this.lastClaim = { seat: event.seat, cards, tricks: event.tricks, hand_no: last ? last.hand_no : null };
-    const words = `${who} claim${who === "You" ? "" : "s"} the remaining tricks${event.tricks ? ` (${event.tricks})` : ""}`;
+    const words = (mine ? t("table.claim.you_claim") : t("table.claim.claims", { name: this.seatName(event.seat) }))
+      + (event.tricks ? ` (${event.tricks})` : "");
     this.pushLog(h("li", { class: "log-line claim" },
       `${words}: `,
       h("span", { class: "sr-only" }, cards.map(cardName).join(", ")),
@@ -95,15 +97,19 @@ export class ConveniencesPart {
     const out = [];
     const c = this.lastClaim;
     if (c && c.hand_no === result.hand_no) {
-      const who = c.seat === this.seat ? "You" : this.seatName(c.seat);
+      const mine = c.seat === this.seat;
+      const name = this.seatName(c.seat);
+      const claimed = c.tricks === 1
+        ? (mine ? t("table.claim.you_claimed_one") : t("table.claim.claimed_one", { name }))
+        : (mine ? t("table.claim.you_claimed", { n: c.tricks }) : t("table.claim.claimed", { name, n: c.tricks }));
       out.push(h("div", { class: "claim-note" },
-        h("p", {}, `${who} claimed the last ${c.tricks === 1 ? "trick" : `${c.tricks} tricks`}${c.cards.length ? " with:" : "."}`),
+        h("p", {}, claimed + (c.cards.length ? " " + t("table.claim.with") : ".")),
         c.cards.length ? h("div", { class: "row" }, c.cards.map((card) => renderCard(card, { className: "small" }))) : ""));
     }
     if (result.ended_early) {
       const played = (result.tricks_won || []).reduce((a, b) => a + b, 0);
       out.push(h("p", { class: "ended-early" },
-        `The hand ended by itself after ${played} trick${played === 1 ? "" : "s"}: no card that scores was left. The cards not played are not scored.`));
+        plural("table.claim.ended_early", played)));
     }
     return out;
   }
@@ -137,7 +143,8 @@ export class ConveniencesPart {
   prechosenWords() {
     const p = this.prechosen;
     if (!p) return "";
-    return ` The ${cardShort(p.code)}${p.source === "dummy" ? " of your half dummy" : ""} plays when your turn comes, if it may.`;
+    const card = cardShort(p.code);
+    return " " + (p.source === "dummy" ? t("table.prechosen.dummy", { card }) : t("table.prechosen.hand", { card }));
   }
 
   prechosenButtons() {
@@ -145,7 +152,7 @@ export class ConveniencesPart {
     return [h("button", {
       type: "button", class: "btn ghost small", id: "prechosen-cancel",
       onclick: () => this.cancelPrechosen(),
-    }, `Cancel ${cardShort(this.prechosen.code)}`)];
+    }, t("table.prechosen.cancel", { card: cardShort(this.prechosen.code) }))];
   }
 
   cancelPrechosen() {
@@ -192,7 +199,7 @@ export class ConveniencesPart {
         this.playChosen(code, "chosen");
         return;
       }
-      this.lastError = { code: "prechosen_dropped", text: `The ${cardShort(code)} you chose cannot be played now: choose another card.` };
+      this.lastError = { code: "prechosen_dropped", text: t("table.prechosen.dropped", { card: cardShort(code) }) };
       this.renderActions();
       this.renderCards();
       this.renderError();

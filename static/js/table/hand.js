@@ -4,6 +4,7 @@
 
 import { cardLabel, renderCard, sortCards } from "../cards.js";
 import { fill, setText } from "../dom.js";
+import { plural, t } from "../i18n.js";
 import { reasonWords } from "../labels.js";
 import { handTricks, labelRow } from "./util.js";
 
@@ -31,10 +32,10 @@ export class HandPart {
       e.handRow.classList.remove("resting");
       e.dummyRow.classList.add("resting");
       if (seated) {
-        labelRow(e.handLabel, "Your hand: dealt when the game starts");
+        labelRow(e.handLabel, t("table.hand.before_deal"));
         this.layoutRow(e.handCards, 0);
         if (dummy) {
-          labelRow(e.dummyLabel, "Your half dummy: dealt when the game starts");
+          labelRow(e.dummyLabel, t("table.hand.dummy_before_deal"));
           this.layoutRow(e.dummyCards, 0);
         }
       }
@@ -48,12 +49,14 @@ export class HandPart {
     const dummyActive = v.legal && v.legal.type === "play" && turnFrom === "dummy";
     this.renderRow(e.handCards, sortCards(v.hand), { legal: handActive ? legal : new Set(), active: handActive, passing, received, source: "hand" });
     const handCount = v.hand.length;
-    labelRow(e.handLabel, `Your hand (${handCount} card${handCount === 1 ? "" : "s"})${passing ? " \u2013 choose the cards to pass" : ""}`);
+    labelRow(e.handLabel, plural("table.hand.label", handCount) + (passing ? " " + t("table.hand.pass_note") : ""));
     if (dummy) {
       const cards = v.half_dummy || [];
       const hidden = v.phase === "pass";
       this.renderRow(e.dummyCards, sortCards(cards), { legal: dummyActive ? legal : new Set(), active: dummyActive, passing: false, received: new Set(), source: "dummy" });
-      labelRow(e.dummyLabel, hidden ? "Your half dummy (seen after passing)" : `Your half dummy (${cards.length})${v.joker === this.seat ? " \u00b7 \u2605 Joker: it plays this trick" : ""}`);
+      labelRow(e.dummyLabel, hidden
+        ? t("table.hand.dummy_hidden")
+        : t("table.hand.dummy_label", { n: cards.length }) + (v.joker === this.seat ? " " + t("table.hand.dummy_joker") : ""));
       e.dummyRow.classList.toggle("active", !!dummyActive);
     }
     e.handRow.classList.toggle("active", !!handActive);
@@ -82,8 +85,10 @@ export class HandPart {
     e.handShow.setAttribute("aria-pressed", String(shown === "hand"));
     e.dummyShow.setAttribute("aria-pressed", String(shown === "dummy"));
     const inDummy = (v.half_dummy || []).length;
-    setText(e.handShow, `Hand (${v.hand ? v.hand.length : 0})`);
-    setText(e.dummyShow, v.phase === "pass" ? "Half dummy (after the pass)" : `Half dummy (${inDummy})${v.joker === this.seat ? " \u2605" : ""}`);
+    setText(e.handShow, t("table.hand.show_hand", { n: v.hand ? v.hand.length : 0 }));
+    setText(e.dummyShow, v.phase === "pass"
+      ? t("table.hand.show_dummy_pass")
+      : t("table.hand.show_dummy", { n: inDummy }) + (v.joker === this.seat ? " \u2605" : ""));
     e.dummyShow.disabled = v.phase === "pass";
   }
 
@@ -123,11 +128,11 @@ export class HandPart {
       // Not my turn while cards are played: any card may be chosen for my turn (conveniences.js).
       el.setAttribute("aria-disabled", String(!isLegal && (active || !this.prechooseOpen())));
       let label = cardLabel(code);
-      if (received.has(code)) label += ", received";
-      if (active && !isLegal) label += passing ? ", may not be passed" : ", not playable now";
-      if (selected) label += ", chosen to pass";
-      if (early) label += ", chosen to play when your turn comes";
-      if (forced) label += ", your only playable card: it plays in a moment";
+      if (received.has(code)) label += ", " + t("table.card.received");
+      if (active && !isLegal) label += ", " + (passing ? t("table.card.not_passable") : t("table.card.not_playable"));
+      if (selected) label += ", " + t("table.card.chosen");
+      if (early) label += ", " + t("table.card.prechosen");
+      if (forced) label += ", " + t("table.card.forced");
       el.setAttribute("aria-label", label);
       if (el.tabIndex === 0) anyTabbable = true;
       const want = prev ? prev.nextSibling : row.firstChild;
@@ -253,7 +258,7 @@ export class HandPart {
       if (this.selected.has(code)) this.selected.delete(code);
       else if (this.selected.size < v.legal.count) this.selected.add(code);
       else {
-        this.lastError = { code: "wrong_pass_count", text: `You have already chosen ${v.legal.count} cards: click one of them to put it back.` };
+        this.lastError = { code: "wrong_pass_count", text: plural("table.hand.already_chosen", v.legal.count) };
         this.renderError();
         return;
       }
@@ -276,7 +281,7 @@ export class HandPart {
     }
     if (this.prechooseClick(code, source)) return; // not my turn: chosen in advance
     if (v.phase === "pass") {
-      this.lastError = { code: "already_passed", text: v.passed[this.seat] ? reasonWords("already_passed") : "Wait: the cards are being passed." };
+      this.lastError = { code: "already_passed", text: v.passed[this.seat] ? reasonWords("already_passed") : t("table.hand.wait_passing") };
       this.renderError();
       return;
     }

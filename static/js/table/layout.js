@@ -4,6 +4,7 @@
 
 import { SUIT_SYMBOLS } from "../cards.js";
 import { h, fill, setText, toast } from "../dom.js";
+import { t } from "../i18n.js";
 import { rulesLines } from "../rules_words.js";
 import { moreTimeApplies, moreTimeButton, paceBadge } from "./moretime.js";
 
@@ -11,49 +12,49 @@ export class LayoutPart {
   build() {
     this.el = {};
     const e = this.el;
-    e.title = h("h1", { class: "table-title" }, "Table");
+    e.title = h("h1", { class: "table-title" }, t("table.head.table"));
     e.badges = h("div", { class: "badges" });
     e.lastBtn = h("button", {
       type: "button", class: "btn small", "aria-pressed": "false", "aria-keyshortcuts": "L",
       onclick: () => this.toggleLastTrick(),
-    }, "Last trick");
+    }, t("table.head.last_trick"));
     // On a phone two buttons say less ("Scores", "Leave"), to leave room for "Chat" (the
     // words not shown are display: none, so each button is named by what it shows).
     e.sheetBtn = h("button", {
       type: "button", class: "btn small", "aria-keyshortcuts": "S",
       onclick: () => this.showSheet(),
-    }, h("span", { class: "long" }, "Score sheet"), h("span", { class: "short" }, "Scores"));
+    }, h("span", { class: "long" }, t("table.head.score_sheet")), h("span", { class: "short" }, t("table.head.scores")));
     // On a phone the chat is under the table, a few screens down: this takes the player
     // there, and counts the lines others wrote meanwhile (chat.js).
     e.chatCount = h("span", { class: "chat-count", hidden: true });
     e.chatBtn = h("button", {
       type: "button", class: "btn small chat-jump", id: "chat-jump",
       onclick: () => this.jumpToChat(),
-    }, "Chat ", e.chatCount);
-    e.inviteBtn = h("button", { type: "button", class: "btn small", hidden: true, onclick: () => this.copyInvite() }, "Copy invite link");
+    }, t("table.head.chat") + " ", e.chatCount);
+    e.inviteBtn = h("button", { type: "button", class: "btn small", hidden: true, onclick: () => this.copyInvite() }, t("table.head.copy_invite"));
     e.leaveBtn = h("button", { type: "button", class: "btn small", hidden: true, onclick: () => this.leaveSeat() },
-      h("span", { class: "long" }, "Leave seat"), h("span", { class: "short" }, "Leave"));
+      h("span", { class: "long" }, t("table.head.leave_seat")), h("span", { class: "short" }, t("table.head.leave")));
     e.moreTimeBtn = moreTimeButton(this);
     // The variant's rules in a few lines (rules_words.js), in a dialog.
-    e.rulesBtn = h("button", { type: "button", class: "btn small rules-btn", id: "rules-button", "aria-haspopup": "dialog", onclick: () => this.showRules() }, "Rules");
+    e.rulesBtn = h("button", { type: "button", class: "btn small rules-btn", id: "rules-button", "aria-haspopup": "dialog", onclick: () => this.showRules() }, t("table.head.rules"));
     e.rulesText = h("div", { class: "rules-text" });
-    e.rulesTitle = h("h2", { id: "rules-title" }, "Rules");
+    e.rulesTitle = h("h2", { id: "rules-title" }, t("table.head.rules"));
     e.rulesDialog = h("dialog", { class: "rules-dialog", id: "rules-dialog", "aria-labelledby": "rules-title" },
       e.rulesTitle, e.rulesText,
-      h("form", { method: "dialog", class: "row end" }, h("button", { type: "submit", class: "btn primary", id: "rules-close" }, "Close")));
+      h("form", { method: "dialog", class: "row end" }, h("button", { type: "submit", class: "btn primary", id: "rules-close" }, t("table.head.close"))));
     e.head = h("div", { class: "table-head" },
       h("div", { class: "head-title" }, e.title, e.badges),
       h("div", { class: "head-actions" }, e.lastBtn, e.sheetBtn, e.chatBtn, e.moreTimeBtn, e.inviteBtn, e.leaveBtn,
-        h("a", { class: "btn small ghost", href: "/" }, "Lobby")), e.rulesDialog);
+        h("a", { class: "btn small ghost", href: "/" }, t("table.head.lobby"))), e.rulesDialog);
 
-    e.trick = h("div", { class: "trick", role: "group", "aria-label": "Cards on the table" });
+    e.trick = h("div", { class: "trick", role: "group", "aria-label": t("table.head.trick_cards") });
     e.trickInfo = h("div", { class: "trick-info", "aria-live": "polite" });
     // Cards of a trick sliding to its winner after a newer state replaced them (motion.js).
     e.trickGhosts = h("div", { class: "trick-ghosts", "aria-hidden": "true" });
     e.trickArea = h("div", { class: "trick-area" }, e.trick, e.trickGhosts, e.trickInfo);
     e.center = h("div", { class: "center-panel", hidden: true, role: "region", "aria-live": "polite" });
     e.seats = h("div", { class: "seats" });
-    e.felt = h("div", { class: "felt", role: "region", "aria-label": "The table" }, e.seats, e.trickArea, e.center);
+    e.felt = h("div", { class: "felt", role: "region", "aria-label": t("table.head.felt") }, e.seats, e.trickArea, e.center);
 
     e.status = h("p", { class: "status", id: "status-line", "aria-live": "polite" });
     e.clock = h("span", { class: "my-clock", "aria-live": "off" });
@@ -62,18 +63,18 @@ export class LayoutPart {
     e.actionBar = h("div", { class: "action-bar" },
       h("div", { class: "status-row" }, e.status, e.clock), e.actions, e.error);
 
-    e.dummyLabel = h("h2", { class: "row-label", id: "dummy-label" }, "Your half dummy");
+    e.dummyLabel = h("h2", { class: "row-label", id: "dummy-label" }, t("table.head.your_dummy"));
     e.dummyCards = h("div", { class: "cards-row dummy-cards", role: "toolbar", "aria-labelledby": "dummy-label", "data-source": "dummy" });
     e.dummyRow = h("div", { class: "hand-block dummy-block", hidden: true }, e.dummyLabel, e.dummyCards);
-    e.handLabel = h("h2", { class: "row-label", id: "hand-label" }, "Your hand");
+    e.handLabel = h("h2", { class: "row-label", id: "hand-label" }, t("table.head.your_hand"));
     e.handCards = h("div", { class: "cards-row hand-cards", role: "toolbar", "aria-labelledby": "hand-label", "data-source": "hand" });
     e.handRow = h("div", { class: "hand-block" }, e.handLabel, e.handCards);
-    e.watching = h("p", { class: "watching", hidden: true }, "You are watching this table. Players' hands stay hidden.");
+    e.watching = h("p", { class: "watching", hidden: true }, t("table.head.watching"));
     // The dummy game on a phone: the hand and the half dummy take turns on the screen (both
     // did not fit with every card a 44 px target); these switch them (hand.js showCards).
-    e.handShow = h("button", { type: "button", id: "hand-block-show", class: "btn small", "aria-pressed": "true", "aria-controls": "hand-block", onclick: () => this.showCards("hand") }, "Hand");
-    e.dummyShow = h("button", { type: "button", id: "dummy-block-show", class: "btn small", "aria-pressed": "false", "aria-controls": "dummy-block", onclick: () => this.showCards("dummy") }, "Half dummy");
-    e.cardsSwitch = h("div", { class: "cards-switch", role: "group", "aria-label": "Cards shown", hidden: true }, e.handShow, e.dummyShow);
+    e.handShow = h("button", { type: "button", id: "hand-block-show", class: "btn small", "aria-pressed": "true", "aria-controls": "hand-block", onclick: () => this.showCards("hand") }, t("table.head.hand"));
+    e.dummyShow = h("button", { type: "button", id: "dummy-block-show", class: "btn small", "aria-pressed": "false", "aria-controls": "dummy-block", onclick: () => this.showCards("dummy") }, t("table.head.half_dummy"));
+    e.cardsSwitch = h("div", { class: "cards-switch", role: "group", "aria-label": t("table.head.cards_shown"), hidden: true }, e.handShow, e.dummyShow);
     e.handRow.id = "hand-block";
     e.dummyRow.id = "dummy-block";
     e.myCards = h("div", { class: "my-cards" }, e.cardsSwitch, e.dummyRow, e.handRow, e.watching);
@@ -84,9 +85,9 @@ export class LayoutPart {
     e.scores = h("table", { class: "score-table" });
     e.sheet = h("div", { class: "sheet-wrap" });
     e.sheetSection = h("section", { class: "panel sheet", id: "score-sheet", "aria-labelledby": "sheet-title", tabindex: "-1" },
-      h("h2", { id: "sheet-title" }, "Score sheet"), e.sheet);
-    e.chatLog = h("ol", { class: "chat-log", "aria-live": "polite", "aria-label": "Chat messages" });
-    e.chatInput = h("input", { id: "chat-input", autocomplete: "off", placeholder: "Say something nice" });
+      h("h2", { id: "sheet-title" }, t("table.head.score_sheet")), e.sheet);
+    e.chatLog = h("ol", { class: "chat-log", "aria-live": "polite", "aria-label": t("table.head.chat_messages") });
+    e.chatInput = h("input", { id: "chat-input", autocomplete: "off", placeholder: t("table.head.chat_placeholder") });
     e.chatForm = h("form", {
       class: "chat-form",
       onsubmit: (event) => {
@@ -94,18 +95,18 @@ export class LayoutPart {
         const text = e.chatInput.value.trim();
         if (!text) return;
         if (!this.player) {
-          toast("Choose a name first to chat.", "error");
+          toast(t("table.head.chat_name_first"), "error");
           return;
         }
         this.send("chat", { text });
         e.chatInput.value = "";
       },
-    }, h("label", { for: "chat-input", class: "sr-only" }, "Chat message"), e.chatInput,
-    h("button", { type: "submit", class: "btn small" }, "Send"));
+    }, h("label", { for: "chat-input", class: "sr-only" }, t("table.head.chat_message")), e.chatInput,
+    h("button", { type: "submit", class: "btn small" }, t("table.head.send")));
     e.side = h("aside", { class: "side-col" },
-      h("section", { class: "panel scores", "aria-labelledby": "scores-title" }, h("h2", { id: "scores-title" }, "Scores"), e.scores),
+      h("section", { class: "panel scores", "aria-labelledby": "scores-title" }, h("h2", { id: "scores-title" }, t("table.head.scores")), e.scores),
       e.sheetSection,
-      h("section", { class: "panel chat", "aria-labelledby": "chat-title" }, h("h2", { id: "chat-title" }, "Chat"), e.chatLog, e.chatForm));
+      h("section", { class: "panel chat", "aria-labelledby": "chat-title" }, h("h2", { id: "chat-title" }, t("table.head.chat")), e.chatLog, e.chatForm));
 
     e.page = h("div", { class: "table-page loading" },
       h("div", { class: "play-col" }, e.head, e.felt, e.actionBar, e.myCards),
@@ -115,31 +116,31 @@ export class LayoutPart {
   }
 
   renderHead() {
-    const t = this.table;
-    if (!t) return;
+    const tb = this.table;
+    if (!tb) return;
     setText(this.el.title, this.presetLabel());
     const badges = [];
     const v = this.view;
     const game = this.gameOf();
-    if (game === "twentyeight") badges.push(h("span", { class: "badge trump" }, `${SUIT_SYMBOLS.H} Hearts are trump`));
-    if (game === "double") badges.push(h("span", { class: "badge" }, "Light face on top, Dark below"));
-    if (t.private) badges.push(h("span", { class: "badge" }, "Private"));
-    if (t.turn_timer) badges.push(h("span", { class: "badge" }, `${t.turn_timer} s per turn`));
-    const pace = paceBadge(t);
+    if (game === "twentyeight") badges.push(h("span", { class: "badge trump" }, t("table.head.trump", { symbol: SUIT_SYMBOLS.H })));
+    if (game === "double") badges.push(h("span", { class: "badge" }, t("table.head.double_faces")));
+    if (tb.private) badges.push(h("span", { class: "badge" }, t("table.head.private")));
+    if (tb.turn_timer) badges.push(h("span", { class: "badge" }, t("table.head.per_turn", { n: tb.turn_timer })));
+    const pace = paceBadge(tb);
     if (pace) badges.push(pace);
     // Before the start the hand's badge keeps its place hidden ("Hand 1"): the start must not
     // wrap the head on a phone and move the table down (a layout shift nobody caused).
-    const playing = v && v.hand_no !== undefined && t.status !== "waiting";
+    const playing = v && v.hand_no !== undefined && tb.status !== "waiting";
     badges.push(h("span", { class: playing ? "badge" : "badge none", "aria-hidden": playing ? null : "true" },
-      `Hand ${playing ? v.hand_no + 1 : 1}`));
+      t("table.head.hand_no", { n: playing ? v.hand_no + 1 : 1 })));
     // The count of spectators keeps its place when there are none (hidden, "0 watching"), so
     // a watcher coming or sitting down never wraps the head and moves the table down.
     badges.push(h("span", { class: this.spectators ? "badge" : "badge none", "aria-hidden": this.spectators ? null : "true" },
-      `${this.spectators || 0} watching`));
+      t("table.head.watchers", { n: this.spectators || 0 })));
     // The Rules button sits with the badges (in the head's buttons it took a line of its own
     // on a phone).
     fill(this.el.badges, badges, this.el.rulesBtn);
-    this.el.inviteBtn.hidden = !t.private || !t.invite;
+    this.el.inviteBtn.hidden = !tb.private || !tb.invite;
     this.el.leaveBtn.hidden = this.seat === null;
     this.el.moreTimeBtn.hidden = !moreTimeApplies(this);
     const last = this.lastTrick();
@@ -148,25 +149,25 @@ export class LayoutPart {
   }
 
   showRules() {
-    setText(this.el.rulesTitle, `Rules: ${this.presetLabel()}`);
+    setText(this.el.rulesTitle, t("table.head.rules_of", { name: this.presetLabel() }));
     fill(this.el.rulesText, rulesLines(this.gameOf(), this.ruleValues()).map((line) => h("p", {}, line)));
     this.el.rulesDialog.showModal();
   }
 
   copyInvite() {
-    const t = this.table;
-    const url = `${location.origin}/?table=${encodeURIComponent(t.id)}&invite=${encodeURIComponent(t.invite)}`;
-    const done = () => toast("Invite link copied. Send it to a friend.");
+    const tb = this.table;
+    const url = `${location.origin}/?table=${encodeURIComponent(tb.id)}&invite=${encodeURIComponent(tb.invite)}`;
+    const done = () => toast(t("table.head.invite_copied"));
     if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(url).then(done, () => window.prompt("Copy this invite link:", url));
+      navigator.clipboard.writeText(url).then(done, () => window.prompt(t("table.head.copy_prompt"), url));
     } else {
-      window.prompt("Copy this invite link:", url);
+      window.prompt(t("table.head.copy_prompt"), url);
     }
   }
 
   leaveSeat() {
     const playing = this.table && this.table.status === "playing";
-    if (playing && !window.confirm("Leave your seat? A computer player finishes the game in your place.")) return;
+    if (playing && !window.confirm(t("table.head.leave_confirm"))) return;
     this.send("leave");
   }
 

@@ -3,6 +3,7 @@
 // Methods of the table page (static/js/table.js mixes them into TablePage): `this` is the page.
 
 import { h, fill } from "../dom.js";
+import { t } from "../i18n.js";
 import { cardChip, signed, shortDirection } from "./util.js";
 
 export class ScoresPart {
@@ -18,17 +19,17 @@ export class ScoresPart {
     const v = this.view;
     const table = this.el.scores;
     if (!v) {
-      fill(table, h("caption", { class: "sr-only" }, "Scores"), h("tbody", {}, h("tr", {}, h("td", {}, "The game has not started."))));
+      fill(table, h("caption", { class: "sr-only" }, t("table.head.scores")), h("tbody", {}, h("tr", {}, h("td", {}, t("table.score.not_started")))));
       return;
     }
     const best = Math.min(...v.scores);
     fill(table,
-      h("caption", { class: "sr-only" }, "Scores: points taken this hand and totals"),
+      h("caption", { class: "sr-only" }, t("table.score.caption")),
       h("thead", {}, h("tr", {},
-        h("th", { scope: "col" }, "Player"),
-        h("th", { scope: "col" }, "Tricks"),
-        h("th", { scope: "col" }, "This hand"),
-        h("th", { scope: "col" }, "Total"))),
+        h("th", { scope: "col" }, t("table.score.player")),
+        h("th", { scope: "col" }, t("table.score.tricks")),
+        h("th", { scope: "col" }, t("table.score.this_hand")),
+        h("th", { scope: "col" }, t("table.score.total")))),
       h("tbody", {}, this.scorers().map((i) => h("tr", { class: [i === this.seat ? "me" : "", v.scores[i] === best && v.history.length ? "leader" : ""] },
         h("th", { scope: "row" }, this.scorerName(i)),
         h("td", {}, String(v.tricks_won[i] ?? 0)),
@@ -40,22 +41,22 @@ export class ScoresPart {
     const v = this.view;
     const el = this.el.sheet;
     if (!v || !v.history.length) {
-      fill(el, h("p", { class: "hint" }, "Each hand's points appear here when the hand is over."));
+      fill(el, h("p", { class: "hint" }, t("table.score.sheet_empty")));
       return;
     }
     const scorers = this.scorers();
     fill(el, h("table", { class: "sheet-table" },
-      h("caption", { class: "sr-only" }, "Points per hand, with running totals"),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Hand"), scorers.map((i) => h("th", { scope: "col", title: this.scorerName(i) },
+      h("caption", { class: "sr-only" }, t("table.score.sheet_caption")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("table.head.hand")), scorers.map((i) => h("th", { scope: "col", title: this.scorerName(i) },
         h("span", { "aria-hidden": "true" }, this.shortName(i)), h("span", { class: "sr-only" }, this.scorerName(i)))))),
       h("tbody", {}, v.history.map((r) => h("tr", {},
         h("th", { scope: "row" },
           `${r.hand_no + 1}`,
           r.direction && r.direction !== "none" && v.game !== "twentyeight" ? h("span", { class: "dir" }, ` ${shortDirection(r.direction)}`) : null,
-          r.dead && r.dead.length ? h("span", { class: "dead" }, "face down: ", r.dead.map((c) => cardChip(c))) : null),
+          r.dead && r.dead.length ? h("span", { class: "dead" }, t("table.score.face_down") + " ", r.dead.map((c) => cardChip(c))) : null),
         scorers.map((i) => h("td", {},
           h("span", { class: "pts" }, signed(r.points[i])),
-          r.moon === i ? h("span", { class: "moon", title: "Shot the moon" }, h("span", { "aria-hidden": "true" }, " \u263E"), h("span", { class: "sr-only" }, " shot the moon")) : null,
+          r.moon === i ? h("span", { class: "moon", title: t("table.score.moon_title") }, h("span", { "aria-hidden": "true" }, " \u263E"), h("span", { class: "sr-only" }, " " + t("table.score.moon"))) : null,
           h("span", { class: "tot" }, String(r.totals[i])))))))));
   }
 

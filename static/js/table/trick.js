@@ -2,9 +2,9 @@
 //
 // Methods of the table page (static/js/table.js mixes them into TablePage): `this` is the page.
 
-import { SUIT_NAMES, cardLabel, parseCard, renderCard } from "../cards.js";
+import { cardLabel, parseCard, renderCard, suitName } from "../cards.js";
 import { h, fill, setText } from "../dom.js";
-import { DIRECTION_WORDS } from "../labels.js";
+import { has, plural, t } from "../i18n.js";
 import { ledSuitOf, markLedFaces, handTricks, cardChip, signed, capital } from "./util.js";
 
 export class TrickPart {
@@ -32,7 +32,7 @@ export class TrickPart {
     if (!v || !this.table || this.table.status === "waiting") {
       fill(area);
       delete this.el.trickInfo.dataset.key;
-      setText(this.el.trickInfo, this.table && this.table.status === "waiting" ? "Waiting for players\u2026" : "");
+      setText(this.el.trickInfo, this.table && this.table.status === "waiting" ? t("table.trick.waiting") : "");
       return;
     }
     let plays = v.trick;
@@ -57,7 +57,7 @@ export class TrickPart {
       const key = `${face}|${done ? "done" : "live"}|${done ? done.winner : ""}`;
       if (el && el.dataset.key === key) return;
       const fresh = !el || el.dataset.card !== play.card;
-      const who = play.from === "dummy" ? `${this.seatName(play.seat)}'s half dummy` : this.seatName(play.seat);
+      const who = play.from === "dummy" ? t("table.trick.dummy_of", { name: this.seatName(play.seat) }) : this.seatName(play.seat);
       const winner = done && (done.winner === play.seat && play.from === "hand" || (done.winner === "dummy" && play.from === "dummy"));
       if (el && el.dataset.face === face) {
         // The same card, its trick now complete: the element stays (a card still moving in
@@ -74,7 +74,8 @@ export class TrickPart {
       if (i === 0) classes.push("lead");
       const cardEl = renderCard(play.card, {
         className: classes.join(" "),
-        label: `${cardLabel(play.card)}, played by ${who}${i === 0 && ledFace ? `, leading with the ${ledFace === "dark" ? "Dark" : "Light"} face` : ""}`,
+        label: t("table.trick.played_by", { card: cardLabel(play.card), who })
+          + (i === 0 && ledFace ? ", " + t("table.trick.leading_face", { word: ledFace === "dark" ? t("table.dark") : t("table.light") }) : ""),
         leadFace: i === 0 ? ledFace : null,
       });
       if (this.game === "double" && ledSuit) markLedFaces(cardEl, play.card, ledSuit, i === 0 ? ledFace : null);
@@ -106,22 +107,25 @@ export class TrickPart {
     // The words under the trick.
     const info = [];
     if (done) {
-      const winnerName = done.winner === "dummy" ? "The dummy" : this.seatName(done.winner);
-      info.push(`${done.winner === this.seat ? "You" : winnerName} took the last trick.`);
+      const winnerName = done.winner === "dummy" ? t("table.the_dummy") : this.seatName(done.winner);
+      info.push(done.winner === this.seat ? t("table.trick.you_took") : t("table.trick.took", { name: winnerName }));
     } else if (v.trick.length && ledSuit) {
-      const led = `${SUIT_NAMES[ledSuit]} led`;
-      info.push(v.game === "double" && v.lead_face ? `${v.lead_face === "dark" ? "Dark" : "Light"} face leads: ${led}.` : `${capital(led)}.`);
+      const suit = suitName(ledSuit);
+      info.push(v.game === "double" && v.lead_face
+        ? t("table.trick.face_leads", { word: v.lead_face === "dark" ? t("table.dark") : t("table.light"), suit })
+        : capital(t("table.trick.led", { suit })));
     }
     if (v.phase === "play" || v.phase === "pass") {
       const total = handTricks(v);
-      if (v.phase === "play" && total) info.push(`Trick ${Math.min(v.trick_no + 1, total)} of ${total}.`);
+      if (v.phase === "play" && total) info.push(t("table.trick.trick_of", { n: Math.min(v.trick_no + 1, total), total }));
     }
-    if (v.game === "twentyeight" && v.phase === "play") info.push(["minor", v.hearts_broken ? "Hearts are broken." : "Hearts not broken yet."]);
-    else if (v.phase === "play") info.push(["minor", v.hearts_broken ? "Hearts are broken." : "Hearts not broken."]);
+    if (v.game === "twentyeight" && v.phase === "play") info.push(["minor", v.hearts_broken ? t("table.trick.broken") : t("table.trick.not_broken_yet")]);
+    else if (v.phase === "play") info.push(["minor", v.hearts_broken ? t("table.trick.broken") : t("table.trick.not_broken")]);
     if (v.phase === "pass" && v.pass_direction) {
-      info.push(`Passing ${v.pass_count} card${v.pass_count === 1 ? "" : "s"} ${DIRECTION_WORDS[v.pass_direction] || v.pass_direction}.`);
+      const dir = v.pass_direction;
+      info.push(plural("table.trick.passing", v.pass_count, { direction: has(`direction.${dir}`) ? t(`direction.${dir}`) : dir }));
     }
-    if (v.dead_count && v.phase === "play") info.push(["minor", `${v.dead_count} card${v.dead_count === 1 ? "" : "s"} face down, shown at the end of the hand.`]);
+    if (v.dead_count && v.phase === "play") info.push(["minor", plural("table.trick.dead", v.dead_count)]);
     // Early in a hand, the previous hand's result stays in words under the trick (the
     // result panel may already be gone), with its face-down cards shown.
     const last = v.history.length ? v.history[v.history.length - 1] : null;
@@ -131,9 +135,9 @@ export class TrickPart {
       : h("span", {}, `${item} `)));
     if (recap) {
       const parts = last.points.map((p, i) => `${this.scorerName(i)} ${signed(p)}`).join(", ");
-      children.push(h("span", { class: "last-hand" }, `Hand ${last.hand_no + 1}: ${parts}.`));
+      children.push(h("span", { class: "last-hand" }, t("table.trick.last_hand", { n: last.hand_no + 1, parts })));
       if (last.dead && last.dead.length) {
-        children.push(h("span", { class: "dead-line" }, "Face-down cards were: ",
+        children.push(h("span", { class: "dead-line" }, t("table.trick.dead_were") + " ",
           last.dead.map((c) => cardChip(c))));
       }
     }
@@ -178,7 +182,7 @@ export class TrickPart {
   /** The name under a played card; on a phone a computer's is short ("Comp 2"), as on the
    *  score sheet, so it fits whole (the card's own name says it in full). */
   slotName(play, who) {
-    const short = play.from === "dummy" ? `${this.shortName(play.seat)} dummy` : this.shortName(play.seat);
+    const short = play.from === "dummy" ? t("table.trick.short_dummy", { name: this.shortName(play.seat) }) : this.shortName(play.seat);
     if (short === who) return h("span", { class: "slot-name", title: who }, who);
     return h("span", { class: "slot-name", title: who },
       h("span", { class: "full" }, who), h("span", { class: "short", "aria-hidden": "true" }, short));

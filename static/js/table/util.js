@@ -72,7 +72,11 @@ export function capital(text) {
 }
 
 export function shortDirection(dir) {
-  return { left: "\u2190 left", right: "\u2192 right", across: "\u2195 across", hold: "keep", other: "\u21C4" }[dir] || dir;
+  const words = {
+    left: () => `\u2190 ${t("table.dir.left")}`, right: () => `\u2192 ${t("table.dir.right")}`,
+    across: () => `\u2195 ${t("table.dir.across")}`, hold: () => t("table.dir.keep"), other: () => "\u21C4",
+  };
+  return words[dir] ? words[dir]() : dir;
 }
 
 export function formatSeconds(ms) {
