@@ -69,6 +69,8 @@ def _sure_claim(view: dict[str, Any]) -> bool:
 def _play_low(page: Any) -> None:
     """Play the lowest playable card (high cards are kept for a claim)."""
     legal = [c["card"] for c in view_state(page)["hand"] if c["legal"]]
+    if not legal:  # the turn moved on since it was read (a card forced, a trick taken)
+        return
     card = min(legal, key=lambda c: RANKS.index(c[0]))
     before = page_version(page)
     click_card(page, card)

@@ -297,7 +297,12 @@ async def test_names_and_chat_arrive_as_typed(server: str) -> None:
         line = next(t for t in lobby.json()["tables"] if t["id"] == table_id)
         assert line["seats"][0]["name"] == MARKUP_NAME
         me = await http.get("/api/me", headers={"Authorization": f"Bearer {token}"})
-        assert me.json() == {"id": player_id, "name": MARKUP_NAME, "is_guest": True}
+        assert me.json() == {
+            "id": player_id,
+            "name": MARKUP_NAME,
+            "is_guest": True,
+            "language": None,
+        }
     for c in (alice, watcher):
         await c.close()
 
