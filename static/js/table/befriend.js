@@ -7,15 +7,16 @@
 
 import { ApiError, api } from "../api.js";
 import { h, toast } from "../dom.js";
+import { t } from "../i18n.js";
 
 export class BefriendPart {
   /** The panel's "Played with" list, or null (a spectator, nobody to offer, lists not read
    *  yet: they are read once, at the first game over, and the page drawn again). */
   befriendContent() {
     const me = this.player;
-    const t = this.table;
-    if (!me || !t || this.seat === null) return null;
-    const others = t.seats.filter((s) => s.kind === "human" && s.player_id && s.player_id !== me.id);
+    const tb = this.table;
+    if (!me || !tb || this.seat === null) return null;
+    const others = tb.seats.filter((s) => s.kind === "human" && s.player_id && s.player_id !== me.id);
     if (!others.length) return null;
     if (this.befriendLists === undefined) {
       this.befriendLists = null;
@@ -26,12 +27,12 @@ export class BefriendPart {
     const offer = others.filter((s) => !known.friends.has(s.player_id) && !known.blocked.has(s.player_id));
     if (!offer.length) return null;
     return h("div", { class: "befriend" },
-      h("h3", {}, "Played with"),
+      h("h3", {}, t("table.befriend.title")),
       h("ul", { class: "friend-list" }, offer.map((s) => h("li", {},
         h("span", { class: "friend-name" }, s.name),
         known.asked.has(s.player_id)
-          ? h("span", { class: "meta" }, "request sent")
-          : h("button", { type: "button", class: "btn small", onclick: () => this.befriend(s) }, `Add ${s.name} as a friend`)))));
+          ? h("span", { class: "meta" }, t("table.befriend.sent"))
+          : h("button", { type: "button", class: "btn small", onclick: () => this.befriend(s) }, t("table.befriend.add", { name: s.name }))))));
   }
 
   async loadBefriendLists() {
@@ -59,10 +60,10 @@ export class BefriendPart {
       const answer = await api("/api/friends/requests", { method: "POST", body: { player_id: seat.player_id } });
       if (answer.status === "friends") {
         this.befriendLists.friends.add(seat.player_id);
-        toast(`You and ${seat.name} are friends.`);
+        toast(t("table.befriend.friends", { name: seat.name }));
       } else {
         this.befriendLists.asked.add(seat.player_id);
-        toast(`Friend request sent to ${seat.name}.`);
+        toast(t("table.befriend.requested", { name: seat.name }));
       }
     } catch (error) {
       toast(error instanceof ApiError ? error.message : String(error), "error");

@@ -5,6 +5,7 @@
 // says who used hints in this game (the table's hints_used seats).
 
 import { h } from "../dom.js";
+import { t } from "../i18n.js";
 
 let hintStyle = false;
 function loadHintStyle() {
@@ -25,21 +26,21 @@ function positionOf(v) {
 export class HintPart {
   /** The hint's row (made the first time), its button and words, and the marked cards. */
   renderHint() {
-    const t = this.table;
-    const on = Boolean(t && t.hints && t.status === "playing" && this.seat !== null);
-    if (t && t.hints) loadHintStyle();
+    const tb = this.table;
+    const on = Boolean(tb && tb.hints && tb.status === "playing" && this.seat !== null);
+    if (tb && tb.hints) loadHintStyle();
     if (!this.el.hintBox) {
       this.el.hintBtn = h("button", {
         type: "button", class: "btn small hint-btn", id: "hint-button",
         onclick: () => this.askHint(),
-      }, "Hint");
+      }, t("table.hint.button"));
       this.el.hintText = h("p", { class: "hint-text", id: "hint-text", "aria-live": "polite" });
       this.el.hintUsed = h("p", { class: "hint-used", id: "hints-used" });
       this.el.hintBox = h("div", { class: "hint-box", hidden: true },
         this.el.hintBtn, this.el.hintText, this.el.hintUsed);
       this.el.actions.before(this.el.hintBox);
     }
-    this.el.hintBox.hidden = !(t && t.hints);
+    this.el.hintBox.hidden = !(tb && tb.hints);
     // A hint belongs to the position it was asked at: a new state clears it.
     if (this.hintView !== undefined && this.hintView !== positionOf(this.view)) {
       this.hintView = undefined;
@@ -57,9 +58,9 @@ export class HintPart {
     for (const el of this.el.myCards.querySelectorAll(".card[data-card]")) {
       el.classList.toggle("hinted", marked.has(el.dataset.card));
     }
-    const used = (t && t.hints_used) || [];
+    const used = (tb && tb.hints_used) || [];
     this.el.hintUsed.textContent = used.length
-      ? `Hints used in this game by ${used.map((s) => this.seatName(s)).join(", ")}: it is not rated.`
+      ? t("table.hint.used", { names: used.map((s) => this.seatName(s)).join(", ") })
       : "";
   }
 
@@ -73,13 +74,13 @@ export class HintPart {
   /** A seat's first hint of the game (event hint_used, told to everyone at the table): the
    *  table's hints_used has it from the next state on, the page at once. */
   noteHintEvents(events) {
-    const t = this.table;
-    if (!t) return;
+    const tb = this.table;
+    if (!tb) return;
     for (const event of events) {
       if (event.kind !== "hint_used") continue;
-      const used = new Set(t.hints_used || []);
+      const used = new Set(tb.hints_used || []);
       used.add(event.seat);
-      t.hints_used = [...used].sort((x, y) => x - y);
+      tb.hints_used = [...used].sort((x, y) => x - y);
     }
     this.renderHint();
   }

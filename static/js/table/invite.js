@@ -6,20 +6,28 @@
 
 import { ApiError, api } from "../api.js";
 import { h, fill, toast } from "../dom.js";
+import { t } from "../i18n.js";
 
-const STATE_WORDS = { lobby: "in the lobby", away: "away", playing: "playing", watching: "watching a table", offline: "offline" };
+/** A friend's presence in words (the lobby's friends panel says the same). */
+function stateWords(state) {
+  const words = {
+    lobby: () => t("friends.in_lobby"), away: () => t("table.invite.away"), playing: () => t("table.invite.playing"),
+    watching: () => t("table.invite.watching"), offline: () => t("friends.offline"),
+  };
+  return (words[state] || words.offline)();
+}
 
 export class InvitePart {
   renderInvite() {
-    const t = this.table;
+    const tb = this.table;
     const me = this.player;
     if (!this.el.friendBtn && this.el.inviteBtn) {
-      this.el.friendBtn = h("button", { type: "button", class: "btn small", id: "invite-friend", hidden: true, onclick: () => this.openFriendInvite() }, "Invite a friend");
+      this.el.friendBtn = h("button", { type: "button", class: "btn small", id: "invite-friend", hidden: true, onclick: () => this.openFriendInvite() }, t("table.invite.button"));
       this.el.inviteBtn.after(this.el.friendBtn);
     }
-    if (!this.el.friendBtn || !t) return;
-    const host = Boolean(me && t.host === me.id && this.seat !== null && t.status === "waiting");
-    const open = t.seats.some((s) => s.kind === "open");
+    if (!this.el.friendBtn || !tb) return;
+    const host = Boolean(me && tb.host === me.id && this.seat !== null && tb.status === "waiting");
+    const open = tb.seats.some((s) => s.kind === "open");
     // With no seat open it keeps its place, unseen, until the start: the last seat taken
     // must not unwrap the head and move the table up (a layout shift of about 0.2).
     this.el.friendBtn.hidden = !host;
@@ -42,25 +50,25 @@ export class InvitePart {
     const rank = (f) => (f.presence && f.presence.state !== "offline" ? 0 : 1);
     friends.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
     fill(dialog,
-      h("h2", { id: "invite-friend-title" }, "Invite a friend to a free seat"),
+      h("h2", { id: "invite-friend-title" }, t("table.invite.title")),
       friends.length
         ? h("ul", { class: "friend-list" }, friends.map((f) => h("li", {},
           h("span", { class: "friend-name" }, f.name),
-          h("span", { class: "meta" }, STATE_WORDS[f.presence && f.presence.state] || "offline"),
+          h("span", { class: "meta" }, stateWords(f.presence && f.presence.state)),
           h("button", {
             type: "button", class: "btn small primary",
             onclick: async () => {
               try {
                 await api("/api/friends/invites", { method: "POST", body: { player_id: f.id, table_id: this.tableId } });
-                toast(`${f.name} is invited.`);
+                toast(t("table.invite.done", { name: f.name }));
                 close();
               } catch (error) {
                 toast(error instanceof ApiError ? error.message : String(error), "error");
               }
             },
-          }, `Invite ${f.name}`))))
-        : h("p", {}, "No friends yet: add some in the lobby."),
-      h("div", { class: "row end" }, h("button", { type: "button", class: "btn small", onclick: close }, "Close")));
+          }, t("table.invite.one", { name: f.name })))))
+        : h("p", {}, t("table.invite.none")),
+      h("div", { class: "row end" }, h("button", { type: "button", class: "btn small", onclick: close }, t("table.head.close"))));
     document.body.append(dialog);
     dialog.showModal();
   }
