@@ -86,8 +86,7 @@ export class ActionsPart {
       } else if (me !== null && v.passed[me]) {
         text = t("table.wait_pass");
         if (v.passed_cards) {
-          buttons.push(h("span", { class: "passed-cards" }, t("table.you_passed") + " ",
-            v.passed_cards.map((c) => renderCard(c, { className: "tiny" }))));
+          buttons.push(passedCards(t("table.you_passed"), t("table.you_received"), v.passed_cards));
         }
       } else {
         text = t("table.players_passing");
@@ -126,8 +125,8 @@ export class ActionsPart {
       }
       if (me === null) text = t("table.watching", { text });
       if (v.received && v.received.length && v.tricks.length === 0 && me !== null) {
-        buttons.push(h("span", { class: "passed-cards" }, t("table.you_received") + " ",
-          v.received.map((c) => renderCard(c, { className: "tiny" }))));
+        // First in the row, where the passed cards were: the cards stay put as the play begins.
+        buttons.unshift(passedCards(t("table.you_received"), t("table.you_passed"), v.received));
       }
     } else if (v.phase === "moon") {
       if (v.legal && v.legal.type === "moon") {
@@ -259,4 +258,14 @@ export class ActionsPart {
       this.renderError();
     }
   }
+}
+
+
+/** "You passed: [cards]" / "You received: [cards]": the words take the room of the longer of
+ *  the two (the other is there, unseen), so the cards keep their place when one becomes the
+ *  other as the play begins (a layout shift otherwise). */
+function passedCards(words, otherWords, cards) {
+  return h("span", { class: "passed-cards" },
+    h("span", { class: "pass-words" }, h("span", {}, words), h("span", { class: "pass-words-other", "aria-hidden": "true" }, otherWords)),
+    " ", cards.map((c) => renderCard(c, { className: "tiny" })));
 }
