@@ -46,7 +46,7 @@ def server(browser: Any) -> Iterator[ServerInfo]:
         stop_server(proc, data_dir)
 
 
-def _play_the_daily(player: Any, name: str, done: set[str]) -> None:
+def _play_the_daily(player: Any, name: str, done: set[str], server: ServerInfo) -> None:
     page = player.page
     page.click("#daily-link")
     page.wait_for_selector("#daily-start")
@@ -56,7 +56,15 @@ def _play_the_daily(player: Any, name: str, done: set[str]) -> None:
     play_until([page], lambda: page.locator("#daily-results").count() > 0, timeout=300)
     assert page.locator("#rematch").count() == 0  # a daily table plays once
     page.click("#daily-results")
-    page.wait_for_selector(".daily-total", timeout=30_000)
+    # The deals reach the results once the results writer stored the hands (the page looks
+    # again every 2 s): on a loaded machine that may take a while.
+    try:
+        page.wait_for_selector(".daily-total", timeout=60_000)
+    except Exception as exc:
+        status = page.evaluate("() => document.querySelector('main')?.innerText || ''")
+        log = Path(server.log_path).read_text(errors="replace")[-3000:]
+        said = f"no total after the daily: page {status!r}; server log:\n{log}"
+        raise AssertionError(said) from exc
 
 
 def test_two_players_play_the_daily_and_compare(browser: Any, server: ServerInfo) -> None:
@@ -65,9 +73,9 @@ def test_two_players_play_the_daily_and_compare(browser: Any, server: ServerInfo
     bob = new_player(browser, server, "Bob", viewport=PHONE, mobile=True)
     done: set[str] = set()
     try:
-        _play_the_daily(ann, "ann", done)
+        _play_the_daily(ann, "ann", done, server)
         check_page(ann.page, "daily-finished", done)
-        _play_the_daily(bob, "bob", done)
+        _play_the_daily(bob, "bob", done, server)
         bob.page.click("#compare-0")
         bob.page.wait_for_selector(".daily-compare .daily-play >> nth=1")
         compare = bob.page.locator(".daily-compare").inner_text()
