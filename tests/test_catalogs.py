@@ -25,6 +25,7 @@ STATIC = ROOT / "static"
 RANKS = "23456789TJQKA"
 SUITS = "CDSH"
 PASS_CYCLES = ("left", "right", "lr", "lra", "lrah", "lrh", "dealer")  # rules_words.js
+DIRECTIONS = ("left", "right", "across", "hold", "other", "none")  # labels.js directionWords
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # t("key"...), plural("key"...), translate(lang, "key"...), data-i18n(-attr)="key"
 _JS_KEY = re.compile(r"""(?<![\w.$])(?:t|plural|has)\(\s*["'`]([\w.]+)["'`]""")
@@ -63,6 +64,7 @@ def used_keys() -> set[str]:
     keys.update(f"card.rank.{rank}" for rank in RANKS)
     keys.update(f"card.suit.{suit}" for suit in SUITS)
     keys.update(f"rules.pass.{cycle}" for cycle in PASS_CYCLES)
+    keys.update(f"direction.{direction}" for direction in DIRECTIONS)
     keys.update(form_keys())
     return keys
 

@@ -9,6 +9,7 @@ import { api, checkSession, session, signInAsGuest } from "./api.js";
 import { cardShort } from "./cards.js";
 import { h, fill, toast } from "./dom.js";
 import { formatDate, formatNumber, plural, t } from "./i18n.js";
+import { directionWords } from "./labels.js";
 
 /** The page's stylesheet (css/daily.css), added once. */
 function loadStyle() {
@@ -31,19 +32,6 @@ function seatWord(seat, n) {
   if (seat === 0) return t("daily.seat_you");
   if (n !== 4) return t("daily.seat", { seat: seat + 1 });
   return [null, t("daily.seat_left"), t("daily.seat_across"), t("daily.seat_right")][seat];
-}
-
-/** Where the cards went before a hand (a hand's pass_direction; replay.js says it too). */
-function directionWords(direction) {
-  const words = {
-    left: t("direction.left"),
-    right: t("direction.right"),
-    across: t("direction.across"),
-    hold: t("direction.hold"),
-    other: t("direction.other"),
-    none: t("direction.none"),
-  };
-  return words[direction] || direction;
 }
 
 /** The day of a challenge ("2026-11-29", a UTC date) in the page's language. */

@@ -96,14 +96,10 @@ export function valueLabel(option, value) {
   return String(value);
 }
 
-export const DIRECTION_WORDS = {
-  left: "to the left",
-  right: "to the right",
-  across: "across",
-  hold: "nowhere (keep your cards)",
-  other: "to the other player",
-  none: "nowhere",
-};
+/** A passing direction in words ("to the left"): the catalog's direction.<dir>, else the code. */
+export function directionWords(dir) {
+  return dir && has(`direction.${dir}`) ? t(`direction.${dir}`) : dir || "";
+}
 
 /** Relative seat words for seat `other` seen from `me` with `n` players (catalog seat.*). */
 export function relativeSeat(me, other, n) {

@@ -6,22 +6,10 @@ import { api } from "./api.js";
 import { cardName, faceOf, renderCard, sortCards, suitName } from "./cards.js";
 import { h, fill, setText } from "./dom.js";
 import { language, t } from "./i18n.js";
+import { directionWords } from "./labels.js";
 import { botWords, presetLabel } from "./option_fields.js";
 import { ReviewPanel } from "./review.js";
 import { roomSection } from "./replay_room.js";
-
-/** Where the cards went before a hand (as daily.js says it). */
-function directionWords(direction) {
-  const words = {
-    left: t("direction.left"),
-    right: t("direction.right"),
-    across: t("direction.across"),
-    hold: t("direction.hold"),
-    other: t("direction.other"),
-    none: t("direction.none"),
-  };
-  return words[direction] || direction;
-}
 
 export function mountReplay(root, gameId) {
   // A private table's game opens for its players (signed in) or with its share link

@@ -5,12 +5,8 @@
 import { signInAsGuest } from "../api.js";
 import { SUIT_SYMBOLS, cardShort, faceName, faceShort, parseCard, renderCard, suitName } from "../cards.js";
 import { h, fill, setText } from "../dom.js";
-import { has, language, plural, t } from "../i18n.js";
-
-/** A passing direction in words ("to the left"), the code itself for one the catalog lacks. */
-function directionWords(dir) {
-  return dir && has(`direction.${dir}`) ? t(`direction.${dir}`) : dir || "";
-}
+import { language, plural, t } from "../i18n.js";
+import { directionWords } from "../labels.js";
 
 export class ActionsPart {
   renderActions() {
