@@ -125,59 +125,65 @@ def open_attempts(db: Database, since: datetime, limit: int) -> list[int]:
 def record_deals(db: Database, attempt_id: int, deals: int) -> int:
     """Record the deals of an attempt that its table finished since the last call (read from the
     hands the results writer stored), in one transaction; returns how many. Each deal is
-    recorded once: a second instance doing the same loses on the results' primary key."""
+    recorded once: a second caller doing the same at once (another instance's loop, the
+    player's own status request) loses on the results' primary key, at whichever flush or
+    commit meets it, and records nothing."""
     with db.session() as session:
-        attempt = session.get(DailyAttempt, attempt_id)
-        if attempt is None or not attempt.table_id or attempt.deals_done >= deals:
-            return 0
-        game = session.exec(
-            select(Game).where(Game.table_id == attempt.table_id, Game.game_no == 1)
-        ).first()
-        if game is None:
-            return 0
-        hands = session.exec(
-            select(Hand)
-            .where(Hand.game_id == game.id, Hand.hand_no >= attempt.deals_done)
-            .order_by(col(Hand.hand_no))
-        ).all()
-        added = 0
-        for hand in hands:
-            if hand.hand_no != attempt.deals_done or hand.hand_no >= deals:
-                break  # in order only (a hand not yet stored holds the later ones back)
-            points = int(hand.points[HUMAN_SEAT])
-            session.add(
-                DailyResult(
-                    attempt_id=attempt_id,
-                    deal_no=hand.hand_no,
-                    day=attempt.day,
-                    preset=attempt.preset,
-                    version=attempt.version,
-                    points=points,
-                    moves=list(hand.moves),
-                )
-            )
-            _count_score(session, attempt, hand.hand_no, points)
-            attempt.deals_done += 1
-            attempt.points += points
-            added += 1
-        if not added:
-            return 0
-        finished = attempt.deals_done >= deals
-        board_key = {"day": attempt.day, "preset": attempt.preset}
-        _bump(session, DailyBoard, board_key, {"results": added, "players": int(finished)})
-        if finished:
-            session.flush()
-            attempt.finished_at = utcnow()
-            attempt.percent = round(attempt_total(session, attempt).percent, 6)
-            _add_to_month(session, attempt, attempt.percent, new_day=True)
-            _extend_streak(session, attempt.player_id, attempt.day)
-        session.add(attempt)
         try:
-            session.commit()
+            return _record_deals(session, attempt_id, deals)
         except IntegrityError:
             session.rollback()
             return 0
-        return added
+
+
+def _record_deals(session: Session, attempt_id: int, deals: int) -> int:
+    attempt = session.get(DailyAttempt, attempt_id)
+    if attempt is None or not attempt.table_id or attempt.deals_done >= deals:
+        return 0
+    game = session.exec(
+        select(Game).where(Game.table_id == attempt.table_id, Game.game_no == 1)
+    ).first()
+    if game is None:
+        return 0
+    hands = session.exec(
+        select(Hand)
+        .where(Hand.game_id == game.id, Hand.hand_no >= attempt.deals_done)
+        .order_by(col(Hand.hand_no))
+    ).all()
+    added = 0
+    for hand in hands:
+        if hand.hand_no != attempt.deals_done or hand.hand_no >= deals:
+            break  # in order only (a hand not yet stored holds the later ones back)
+        points = int(hand.points[HUMAN_SEAT])
+        session.add(
+            DailyResult(
+                attempt_id=attempt_id,
+                deal_no=hand.hand_no,
+                day=attempt.day,
+                preset=attempt.preset,
+                version=attempt.version,
+                points=points,
+                moves=list(hand.moves),
+            )
+        )
+        _count_score(session, attempt, hand.hand_no, points)
+        attempt.deals_done += 1
+        attempt.points += points
+        added += 1
+    if not added:
+        return 0
+    finished = attempt.deals_done >= deals
+    board_key = {"day": attempt.day, "preset": attempt.preset}
+    _bump(session, DailyBoard, board_key, {"results": added, "players": int(finished)})
+    if finished:
+        session.flush()
+        attempt.finished_at = utcnow()
+        attempt.percent = round(attempt_total(session, attempt).percent, 6)
+        _add_to_month(session, attempt, attempt.percent, new_day=True)
+        _extend_streak(session, attempt.player_id, attempt.day)
+    session.add(attempt)
+    session.commit()
+    return added
 
 
 def _count_score(session: Session, attempt: DailyAttempt, deal_no: int, points: int) -> None:

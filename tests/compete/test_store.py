@@ -14,7 +14,7 @@ from sqlmodel import select
 
 from app.compete import store
 from app.db import Database
-from app.db.compete_models import DailyAttempt
+from app.db.compete_models import DailyAttempt, DailyResult
 from app.db.models import Game, Hand, Player
 
 DAY = date(2026, 11, 27)
@@ -79,6 +79,32 @@ def test_deals_are_recorded_once_and_in_order(database: Database) -> None:
     # the same player cannot have a second attempt that day
     again, created = store.begin_attempt(database, DAY, "classic", "ann", "ann", 1)
     assert not created and again.id == attempt.id
+
+
+def test_a_deal_another_caller_recorded_first_is_no_error(database: Database) -> None:
+    """Two callers record the same deal at once (another instance's loop, the player's own
+    status request): the one whose insert meets the other's result, at a query's autoflush
+    or at the commit, records nothing and says so; it answered a 500 to the player."""
+    _player(database, "ann")
+    attempt = _attempt(database, "ann", 0)
+    assert attempt.id is not None
+    _hands(database, attempt.table_id, [4, 0])
+    with database.session() as session:  # the other caller's deal 0, its attempt not yet seen
+        session.add(
+            DailyResult(
+                attempt_id=attempt.id,
+                deal_no=0,
+                day=DAY,
+                preset="classic",
+                version=0,
+                points=4,
+                moves=[],
+            )
+        )
+        session.commit()
+    assert store.record_deals(database, attempt.id, DEALS) == 0
+    found = store.find_attempt(database, DAY, "classic", "ann")
+    assert found is not None and found.deals_done == 0  # nothing of this call kept
 
 
 def test_matchpoints_compare_the_same_version_only(database: Database) -> None:
