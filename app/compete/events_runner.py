@@ -28,7 +28,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from app.compete import events_store
+from app.compete import event_reminders, events_store
 from app.compete.deals import daily_options
 from app.compete.events import HANDS_PER_ROUND, deal_seed
 from app.db import Database
@@ -111,8 +111,8 @@ class EventRunner:
             return
         db = self.database
         soon = now + timedelta(minutes=minutes)
-        for event_id in await run_in_threadpool(events_store.due_to_remind, db, soon, 20):
-            got = await run_in_threadpool(events_store.claim_reminder, db, event_id, now)
+        for event_id in await run_in_threadpool(event_reminders.due_to_remind, db, soon, 20):
+            got = await run_in_threadpool(event_reminders.claim_reminder, db, event_id, now)
             if got is None:  # another instance sends it, or the event has begun
                 continue
             left = max(1, math.ceil((got["starts_at"] - now).total_seconds() / 60))

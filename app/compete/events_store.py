@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -37,7 +37,7 @@ from app.compete.events import (
 from app.compete.swiss import Seat, Standing, seat_round, tie_break
 from app.db import Database
 from app.db.compete_models import ClubMember, Event, EventEntry, EventSeat
-from app.db.models import Player
+from app.db.models import Player, as_utc
 from app.text import TextRuleError, clean_name
 
 PAGE_MAX = 100
@@ -53,11 +53,6 @@ def _visible(session: Session, event_id: int, viewer: str | None) -> Event:
     return event
 
 
-def _utc(moment: datetime) -> datetime:
-    """SQLite gives back a naive datetime: it was stored in UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def _summary(event: Event) -> dict[str, Any]:
     return {
         "id": event.id,
@@ -69,7 +64,7 @@ def _summary(event: Event) -> dict[str, Any]:
         "table_size": event.table_size,
         "points_by_place": points_of(event.points_by_place),
         "grace_seconds": event.grace_seconds,
-        "starts_at": _utc(event.starts_at).isoformat(),
+        "starts_at": as_utc(event.starts_at).isoformat(),
         "state": event.state,
         "current_round": event.current_round,
         "entries": event.entries,
@@ -594,52 +589,3 @@ def claim_table(
         )
         session.commit()
         return bool(moved.rowcount)  # type: ignore[attr-defined]
-
-
-# Reminders (app.notify) --------------------------------------------------------------------
-
-
-def due_to_remind(db: Database, before: datetime, limit: int) -> list[int]:
-    """Events still taking registrations that start at or before ``before`` and whose players
-    were not reminded yet."""
-    with db.session() as session:
-        rows = session.exec(
-            select(Event.id)
-            .where(
-                Event.state == "registering",
-                col(Event.starts_at) <= before,
-                col(Event.reminded_at).is_(None),
-            )
-            .order_by(col(Event.starts_at))
-            .limit(limit)
-        ).all()
-        return [r for r in rows if r is not None]
-
-
-def claim_reminder(db: Database, event_id: int, now: datetime) -> dict[str, Any] | None:
-    """Take the sending of an event's reminder: ``reminded_at`` goes from None to ``now`` on one
-    instance only (a compare-and-set). That instance gets the event's name, start and the
-    players registered (not withdrawn); every other gets None. An event that has started
-    already is marked and not reminded (None): its players hear of their tables instead."""
-    with db.session() as session:
-        moved = session.execute(
-            sa.update(Event)
-            .where(col(Event.id) == event_id, col(Event.reminded_at).is_(None))
-            .values(reminded_at=now)
-        )
-        session.commit()
-        if moved.rowcount != 1:  # type: ignore[attr-defined]
-            return None
-        event = session.get(Event, event_id)
-        if event is None or event.state != "registering" or _utc(event.starts_at) <= now:
-            return None
-        players = session.exec(
-            select(EventEntry.player_id)
-            .where(col(EventEntry.event_id) == event_id, col(EventEntry.withdrawn).is_(False))
-            .order_by(col(EventEntry.player_id))
-        ).all()
-        return {
-            "name": event.name,
-            "starts_at": _utc(event.starts_at),
-            "players": list(players),
-        }

@@ -14,6 +14,7 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import col
 
+from app.compete import event_reminders
 from app.compete import events_store as ev
 from app.compete.events import EventLimits
 from app.compete.events_runner import EventRunner
@@ -152,8 +153,8 @@ async def test_no_reminder_when_off_or_once_the_event_started(people: Database) 
             .values(starts_at=utcnow() - timedelta(minutes=1))
         )
         session.commit()
-    assert ev.claim_reminder(people, eid, utcnow()) is None
-    assert ev.claim_reminder(people, eid, utcnow()) is None
+    assert event_reminders.claim_reminder(people, eid, utcnow()) is None
+    assert event_reminders.claim_reminder(people, eid, utcnow()) is None
 
 
 async def test_each_seated_player_hears_once_that_the_table_is_ready(people: Database) -> None:
