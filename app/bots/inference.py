@@ -17,7 +17,10 @@ when void, play the highest card that ducks, pass the highest cards):
   Every such card beyond that allowance costs a factor ``PASS_EPS``.
 
 The deals the search plays are drawn by sampling-importance-resampling: ``proposals`` deals are
-sampled and one is kept with probability proportional to its weight.  With soft factors a deal is
+sampled and one is kept with probability proportional to its weight.  Where the game has a trained
+beliefs model (``beliefs.py``: classic 4-player) and ``BELIEFS`` is on, the proposals are drawn
+from the model (every hard fact still exact) instead of uniformly; the weights then judge them as
+before.  With soft factors a deal is
 never ruled out, so a player who plays differently (a person, Expert itself) only dilutes the
 inference.
 """
@@ -29,6 +32,7 @@ from collections.abc import Sequence
 
 from app.engine.game import legal_mask
 
+from .beliefs import Beliefs, model_for
 from .fast import standard_card
 from .flat import fast_tables, flat_ok
 from .knowledge import Knowledge, mask_of_texts
@@ -43,6 +47,8 @@ PLAY_EPS = 0.3
 # "either" (a play either of them would make is explained)
 MODEL = "standard"
 PASS_EPS = 0.2
+# draw the proposals from the learned beliefs where the game has a model (else uniformly)
+BELIEFS = True
 
 
 class Plausibility:
@@ -97,6 +103,8 @@ class Plausibility:
         self.events = events
         self.later = later
         self._pass_setup()
+        model = model_for(t.game, t.n) if BELIEFS and k.phase == "play" else None
+        self.beliefs = Beliefs(k, model) if model is not None else None
 
     def _context(self, before: list[int], led: int) -> _Context:
         t = self.t
@@ -188,10 +196,10 @@ class Plausibility:
 
     def draw(self, rng: random.Random, proposals: int) -> list[int]:
         """A deal drawn by sampling-importance-resampling from ``proposals`` samples."""
-        k = self.k
+        sample = self.beliefs.draw if self.beliefs is not None else self.k.sample
         if proposals <= 1 or (not self.events and self.passer < 0):
-            return k.sample(rng)
-        deals = [k.sample(rng) for _ in range(proposals)]
+            return sample(rng)
+        deals = [sample(rng) for _ in range(proposals)]
         ws = [self.weight(d) for d in deals]
         r = rng.random() * sum(ws)
         for d, w in zip(deals, ws, strict=True):
