@@ -7,6 +7,7 @@
 
 import { api, session } from "./api.js";
 import { addStylesheet, h, fill, setText, toast } from "./dom.js";
+import { has, t } from "./i18n.js";
 
 const RETRY_MS = 2000;
 
@@ -26,6 +27,39 @@ export function roomSection(page) {
 
 function signedIn() {
   return !!session.player;
+}
+
+/** The words for a room's refusal: the catalog's room.error.<code> (with the driver's name
+ *  where it has one), else the server's sentence (api.js, errorWords). */
+export function roomError(error, params = {}) {
+  const key = `room.error.${error.code}`;
+  return has(key) ? t(key, params) : error.message;
+}
+
+/** Open a room for an ended game at (hand, step); answers {room, link}. */
+function openRoom(gameId, { share = null, hand = 0, step = 0 } = {}) {
+  const body = { game_id: Number(gameId), hand, step };
+  if (share) body.share = share;
+  return api("/api/replay-rooms", { method: "POST", body });
+}
+
+/** "Watch together" on the table's game-over panel: opens a room for the finished game at its
+ *  first hand and goes to it (the replay page with &room=); the others join by its link. */
+export function openRoomButton(gameId) {
+  const button = h("button", {
+    type: "button", class: "btn", id: "open-room",
+    onclick: async () => {
+      button.disabled = true;
+      try {
+        const made = await openRoom(gameId);
+        window.location.assign(made.link);
+      } catch (error) {
+        button.disabled = false;
+        toast(roomError(error), "error");
+      }
+    },
+  }, t("room.watch_together"));
+  return button;
 }
 
 function offer(page, section) {

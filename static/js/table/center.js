@@ -4,6 +4,7 @@
 
 import { renderCard } from "../cards.js";
 import { h, fill } from "../dom.js";
+import { openRoomButton } from "../replay_room.js";
 import { ledSuitOf, markLedFaces, signed } from "./util.js";
 
 export class CenterPart {
@@ -127,7 +128,8 @@ export class CenterPart {
       buttons.push(h("button", { type: "button", class: "btn primary", id: "rematch", onclick: () => this.send("rematch") }, "Rematch"));
     }
     const replay = this.replayLink();
-    if (replay) buttons.push(replay);
+    // replay_room.js: a shared replay room for this game, opened at once (the others join by its link).
+    if (replay) buttons.push(replay, openRoomButton(this.table.game_id));
     else buttons.push(h("span", { class: "hint saving" }, "Saving the game for its replay\u2026"));
     buttons.push(h("a", { class: "btn ghost", href: "/" }, "Back to the lobby"));
     out.push(h("div", { class: "row center" }, buttons));
