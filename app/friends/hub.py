@@ -32,6 +32,7 @@ from starlette.concurrency import run_in_threadpool
 from app.db.database import Database
 from app.friends import invites as invites_module
 from app.friends import store
+from app.friends.chat_blocks import ChatBlocks
 from app.stopping import STOP_SECONDS, cancel_until_done
 from app.store import STORE_DOWN, keys
 
@@ -40,7 +41,6 @@ log = logging.getLogger(__name__)
 PRESENCE_TTL_SECONDS = 30.0
 HEARTBEAT_SECONDS = 10.0
 INVITE_CHECK_SECONDS = 2.0
-CHAT_CHECK_SECONDS = 10.0
 # Players a heartbeat or presence read sends in one pipeline: each costs the event loop about
 # 30 us of CPU (bench/presence.py), so a chunk holds it about 10-15 ms.
 PIPELINE_CHUNK = 400
@@ -136,7 +136,7 @@ class FriendsHub:
         self.last_state: dict[str, dict[str, Any]] = {}
         self.shown: dict[str, dict[str, Any]] = {}  # the state last sent of each watched player
         self.at_table: dict[str, set[str]] = {}
-        self._chat_checks: dict[tuple[str, str], tuple[float, bool]] = {}
+        self.chat_blocks = ChatBlocks(database, read_table)
         self.invited: set[str] = set()
         self._announcing: set[str] = set()  # players whose presence is being written now
         self._again: set[str] = (
@@ -429,7 +429,7 @@ class FriendsHub:
         if kind == "presence":
             self._presence_changed(str(msg.get("p")), msg.get("st") or {})
         elif kind == "friends":
-            self.forget_blocks()  # a block may have come or gone
+            self.chat_blocks.forget()  # a block may have come or gone
             for player_id in msg.get("p") or ():
                 if player_id in self.local and self.local[player_id].lobby:
                     self._spawn(self._reload_friends(player_id))
@@ -545,16 +545,25 @@ class FriendsHub:
         friends = await run_in_threadpool(store.friend_ids, self.database, player_id)
         return {str(i["id"]) for i in waiting if invites_module.sender_of(i) in friends}
 
-    async def valid_invites(self, player_id: str) -> list[dict[str, Any]]:
-        out = []
+    async def _sorted_invites(
+        self, player_id: str
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """``player_id``'s invitations read now, as (still open, gone); the gone ones are
+        dropped: the sender is no longer their friend, or the seat filled or the table went."""
         waiting = await self.invites.of(player_id)
         kept = await self.from_friends(player_id, waiting)
+        still: list[dict[str, Any]] = []
+        gone: list[dict[str, Any]] = []
         for invite in waiting:
             if invite["id"] in kept and await self.invite_still_valid(invite):
-                out.append(invite)
+                still.append(invite)
             else:
                 await self.invites.drop(player_id, str(invite["id"]))
-        return out
+                gone.append(invite)
+        return still, gone
+
+    async def valid_invites(self, player_id: str) -> list[dict[str, Any]]:
+        return (await self._sorted_invites(player_id))[0]
 
     async def check_invites(self) -> None:
         """Invitations to the players with a lobby socket here whose seat filled, or whose
@@ -564,43 +573,8 @@ class FriendsHub:
             if local is None or not local.lobby:
                 self.invited.discard(player_id)
                 continue
-            waiting = await self.invites.of(player_id)
-            if not waiting:
+            still, gone = await self._sorted_invites(player_id)
+            if not still:
                 self.invited.discard(player_id)
-            kept = await self.from_friends(player_id, waiting)
-            for invite in waiting:
-                if invite["id"] not in kept or not await self.invite_still_valid(invite):
-                    await self.invites.drop(player_id, str(invite["id"]))
-                    self._send_to(
-                        player_id,
-                        orjson.dumps({"type": "invite_gone", "id": invite["id"]}),
-                    )
-
-    # -- chat ------------------------------------------------------------------------------
-
-    async def chat_refused(self, table_id: str, player_id: str) -> bool:
-        """Whether someone seated at the table blocked this player: the table then refuses
-        their chat line (``blocked``). Answers are kept ``CHAT_CHECK_SECONDS``."""
-        now = time.monotonic()
-        key = (table_id, player_id)
-        hit = self._chat_checks.get(key)
-        if hit is not None and hit[0] > now:
-            return hit[1]
-        if self.read_table is None:
-            return False
-        table, _ = await self.read_table(table_id)
-        others = [
-            s.player_id
-            for s in table.seats
-            if s.kind == "human" and s.player_id and s.player_id != player_id
-        ]
-        refused = False
-        if others:
-            refused = await run_in_threadpool(store.blocked_by, self.database, player_id, others)
-        if len(self._chat_checks) > 10_000:
-            self._chat_checks.clear()
-        self._chat_checks[key] = (now + CHAT_CHECK_SECONDS, refused)
-        return refused
-
-    def forget_blocks(self) -> None:
-        self._chat_checks.clear()
+            for invite in gone:
+                self._send_to(player_id, orjson.dumps({"type": "invite_gone", "id": invite["id"]}))

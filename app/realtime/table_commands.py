@@ -99,7 +99,7 @@ async def dispatch(
             except LimitExceeded as exc:
                 raise TableError(exc.code, exc.message) from None
             friends = services.friends  # someone seated here blocked the speaker (app/friends)
-            if friends is not None and await friends.chat_refused(table_id, actor.player_id):
+            if friends is not None and await friends.chat_blocks.refused(table_id, actor.player_id):
                 raise TableError("blocked", "a player at this table does not take your chat")
             result = await tables.chat(table_id, actor, text, command_id=cid)
         elif msg.type == "back":

@@ -76,9 +76,7 @@ class Presence(TableWriter):
             table, _ = await self.read(table.id)
         seat_no = table.seat_of(player_id)
         if (
-            self.notify is None
-            or not table.turn_based
-            or table.status != "playing"
+            table.status != "playing"
             or seat_no is None
             or table.deadline_ms is None
             or seat_no not in table.deadline_seats
