@@ -1,13 +1,16 @@
-"""Shared replay rooms under ``/api/replay-rooms`` (docs/protocol.md "Replay rooms"; issue 31).
+"""Shared replay rooms under ``/api/replay-rooms`` (docs/protocol.md "Replay rooms").
 
 A room is opened for an ended game by someone who may read its replay, and joined by others
 who may (the rule of GET /api/games/{id}/replay: a private table's game only for its players or
 with its share token; anyone else is told there is no such room). One member drives: they move
 the position (hand, step: the replay page's ``step``, 0 the deal, k after trick k, then the
 result), compare-and-set on the room's version; they may hand control to another member.
-Members follow by long-polling GET ``?after=VERSION``. The room holds no card: the page shows
-the replay it reads itself. Every refusal is ``{"detail": {"code", "message"}}`` and changes
-nothing. The store is app.replays.rooms.
+Members follow by long-polling GET ``?after=VERSION``. The driver also names the seat whose
+game review the room shows (``review``: the seat, and a count bumped each time the driver
+chooses or asks for one, so every page reads that review again); each page reads the review
+itself under the review's own access rule. The room holds no card and no review: the page
+shows the replay and the review it reads itself. Every refusal is ``{"detail": {"code",
+"message"}}`` and changes nothing. The store is app.replays.rooms.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ RETRIES = 8  # compare-and-set attempts of a change that does not depend on the 
 RoomIdPath = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{8,32}$")]
 Share = Annotated[str | None, Field(default=None, max_length=64)]
 Count = Annotated[int, Field(strict=True, ge=0, le=10_000)]
+Seat = Annotated[int, Field(strict=True, ge=0, le=15)]
 
 
 class Strict(BaseModel):
@@ -57,6 +61,7 @@ class RoomCreate(Strict):
     share: Share = None
     hand: Count = 0  # where the room starts (clamped to the game)
     step: Count = 0
+    review_seat: Seat | None = None  # the seat whose review the room shows (None: the opener's)
 
 
 class RoomJoin(Strict):
@@ -67,6 +72,10 @@ class PositionIn(Strict):
     hand: Count
     step: Count
     version: Annotated[int, Field(strict=True, ge=1)]
+
+
+class ReviewIn(Strict):
+    seat: Seat
 
 
 class DriverIn(Strict):
@@ -105,23 +114,28 @@ async def _limit(services: Services, name: str, attempts: int, window: int, key:
         raise too_many(f"too_many_{name}", f"too many {what}; try again in {wait} s", wait)
 
 
-def _steps(database: Database, game_id: int, viewer_id: str, share: str | None) -> list[int]:
-    """Per hand, the replay page's number of steps (the deal, each trick, the result); raises
-    the replay route's refusals (404 for a game the viewer may not read)."""
+def _steps(
+    database: Database, game_id: int, viewer_id: str, share: str | None
+) -> tuple[list[int], int, int | None]:
+    """Per hand, the replay page's number of steps (the deal, each trick, the result), the
+    game's number of seats, and the viewer's own seat in it (None: not a player); raises the
+    replay route's refusals (404 for a game the viewer may not read)."""
     from app.db.replay import ReplayError, replay_stored
 
     with database.session() as session:
         loaded = stats.readable_game(session, game_id, viewer_id, share)
     if loaded is None:
         _fail(404, "unknown_game", "no such game")
-    game_row, _seats, hands = loaded
+    game_row, seats, hands = loaded
     if game_row.status == "playing":
         _fail(409, "game_in_progress", "a room opens for a game once it has ended")
     try:
         replay = replay_stored(game_row, hands)
     except ReplayError as error:
         _fail(409, "replay_unavailable", str(error))
-    return [len(h["tricks"]) + (2 if h.get("result") else 1) for h in replay["hands"]]
+    steps = [len(h["tricks"]) + (2 if h.get("result") else 1) for h in replay["hands"]]
+    own = next((s.seat for s in seats if s.player_id == viewer_id), None)
+    return steps, int(replay["players"]), own
 
 
 def _may_read(database: Database, game_id: int, viewer_id: str, share: str | None) -> bool:
@@ -148,15 +162,22 @@ async def _loaded(store: RoomStore, room_id: str, player: PlayerInfo) -> Room:
 async def create_room(body: RoomCreate, player: PlayerDep, services: ServicesDep) -> dict[str, Any]:
     """Open a room for an ended game the player may read; they drive it. Answers the room and
     its link (a page path; ``share`` added when given)."""
-    steps = await run_in_threadpool(_steps, services.database, body.game_id, player.id, body.share)
+    steps, players, own = await run_in_threadpool(
+        _steps, services.database, body.game_id, player.id, body.share
+    )
+    if body.review_seat is not None and body.review_seat >= players:
+        _bad_seat(players)
     await _limit(services, "rooms", ROOMS_PER_PLAYER, ROOMS_WINDOW_SECONDS, player.id)
     hand = min(body.hand, len(steps) - 1)
+    seat = body.review_seat if body.review_seat is not None else own if own is not None else 0
     state = {
         "game_id": body.game_id,
         "driver": player.id,
         "members": [_member(player)],
         "position": {"hand": hand, "step": min(body.step, steps[hand] - 1)},
         "steps": steps,
+        "players": players,
+        "review": {"seat": seat, "asked": 0},
         "chat": [],
         "chat_next": 1,
         "created": int(time.time()),
@@ -285,6 +306,33 @@ async def hand_over(
         if not room.is_member(body.player_id):
             _fail(422, "not_a_member", "control goes only to someone in the room")
         return {**room.state, "driver": body.player_id}
+
+    changed = await _change(store, room_id, player, edit)
+    return {"room": changed.public()}
+
+
+def _bad_seat(players: int) -> NoReturn:
+    _fail(422, "bad_seat", f"the game's seats are 0 to {players - 1}", players=players)
+
+
+@router.post("/{room_id}/review")
+async def show_review(
+    room_id: RoomIdPath, body: ReviewIn, player: PlayerDep, services: ServicesDep
+) -> dict[str, Any]:
+    """The driver names the seat whose review everyone in the room sees (after choosing it or
+    asking for it: each call bumps ``review.asked``, so every page reads the review again). 403
+    ``not_driver`` for another member, 422 ``bad_seat`` past the game's seats. The room holds
+    the seat only: each page reads the review under GET /api/games/{id}/review's rule."""
+    store = _store(services)
+
+    def edit(room: Room) -> dict[str, Any]:
+        players = int(room.state.get("players", 4))
+        if body.seat >= players:
+            _bad_seat(players)
+        if room.driver != player.id:
+            _fail(403, "not_driver", "only the player who drives chooses the review shown")
+        asked = int((room.state.get("review") or {}).get("asked", 0)) + 1
+        return {**room.state, "review": {"seat": body.seat, "asked": asked}}
 
     changed = await _change(store, room_id, player, edit)
     return {"room": changed.public()}

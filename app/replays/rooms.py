@@ -5,7 +5,8 @@ Cluster): ``v`` the version, ``s`` the state as JSON. Every change is one compar
 the version (a Lua script, as a table's commit), so two instances never both apply a change
 made from the same version; the rules stay in Python (``app.api.replay_rooms``). A room lives
 ``TTL_SECONDS`` after its last change. Nothing here holds a card: the page reads the replay
-itself from GET /api/games/{id}/replay, under that route's access rule.
+itself from GET /api/games/{id}/replay, under that route's access rule, and the review of the
+seat the room names (``review``) from GET /api/games/{id}/review, under that one's.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class Room:
             "members": s["members"],
             "position": s["position"],
             "steps": s["steps"],
+            "review": s.get("review", {"seat": 0, "asked": 0}),
             "chat": s["chat"],
         }
 

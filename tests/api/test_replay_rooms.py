@@ -331,3 +331,126 @@ def test_a_member_takes_control_once_the_driver_is_away(
         f"/api/replay-rooms/{room_id}/driver", json={"player_id": bob}, headers=b_auth
     )
     assert take.status_code == 200 and take.json()["room"]["driver"] == bob, take.text
+
+
+def test_the_driver_shares_a_seats_review_with_the_room(client: TestClient) -> None:
+    """The room names the seat whose review every page shows: the opener's own seat by default
+    (the first for someone who did not play), then the driver's choice; each choice or request
+    bumps ``asked`` so every page reads the review again. Only the driver chooses."""
+    (alice, a_auth), (bob, b_auth), (_, c_auth) = _people(client, "Alice", "Bob", "Cleo")
+    game = _game(client, alice, bob)
+    opened = [
+        client.post("/api/replay-rooms", json=body, headers=auth).json()["room"]["review"]
+        for body, auth in (
+            ({"game_id": game}, b_auth),  # Bob played seat 1
+            ({"game_id": game}, c_auth),  # Cleo did not play: the first seat
+            ({"game_id": game, "review_seat": 3}, a_auth),
+        )
+    ]
+    assert opened == [{"seat": 1, "asked": 0}, {"seat": 0, "asked": 0}, {"seat": 3, "asked": 0}]
+    room_id = client.post("/api/replay-rooms", json={"game_id": game}, headers=a_auth).json()[
+        "room"
+    ]["id"]
+    client.post(f"/api/replay-rooms/{room_id}/join", json={}, headers=b_auth)
+    assert _room(client, b_auth, room_id)["review"] == {"seat": 0, "asked": 0}
+    for seat, asked in ((2, 1), (2, 2), (0, 3)):
+        chose = client.post(
+            f"/api/replay-rooms/{room_id}/review", json={"seat": seat}, headers=a_auth
+        )
+        assert chose.status_code == 200, chose.text
+        assert chose.json()["room"]["review"] == {"seat": seat, "asked": asked}
+    assert _room(client, b_auth, room_id)["review"] == {"seat": 0, "asked": 3}
+    # Control handed over: now Bob chooses, and Alice may not.
+    client.post(f"/api/replay-rooms/{room_id}/driver", json={"player_id": bob}, headers=a_auth)
+    refused = client.post(f"/api/replay-rooms/{room_id}/review", json={"seat": 1}, headers=a_auth)
+    assert refused.status_code == 403 and _code(refused) == "not_driver"
+    chose = client.post(f"/api/replay-rooms/{room_id}/review", json={"seat": 1}, headers=b_auth)
+    assert chose.json()["room"]["review"] == {"seat": 1, "asked": 4}
+
+
+def test_a_bad_review_seat_is_refused_and_changes_nothing(client: TestClient) -> None:
+    (alice, a_auth), (bob, b_auth), (_, c_auth) = _people(client, "Alice", "Bob", "Cleo")
+    game = _game(client, alice, bob)
+    room_id = client.post("/api/replay-rooms", json={"game_id": game}, headers=a_auth).json()[
+        "room"
+    ]["id"]
+    client.post(f"/api/replay-rooms/{room_id}/join", json={}, headers=b_auth)
+    before = _room(client, a_auth, room_id)
+    for body in (
+        {"seat": 4},  # a four-seat game: seats 0 to 3
+        {"seat": 16},
+        {"seat": -1},
+        {"seat": "1"},
+        {"seat": True},
+        {"seat": 1.0},
+        {"seat": None},
+        {},
+        {"seat": 1, "extra": 1},
+        [1],
+    ):
+        reply = client.post(f"/api/replay-rooms/{room_id}/review", json=body, headers=a_auth)
+        assert reply.status_code == 422, (body, reply.text)
+        assert reply.json()["detail"]
+    four = client.post(f"/api/replay-rooms/{room_id}/review", json={"seat": 4}, headers=a_auth)
+    assert _code(four) == "bad_seat" and four.json()["detail"]["players"] == 4
+    # A follower, a stranger, a room that is not there, no session.
+    follower = client.post(f"/api/replay-rooms/{room_id}/review", json={"seat": 1}, headers=b_auth)
+    assert follower.status_code == 403 and _code(follower) == "not_driver"
+    stranger = client.post(f"/api/replay-rooms/{room_id}/review", json={"seat": 1}, headers=c_auth)
+    assert stranger.status_code == 403 and _code(stranger) == "not_member"
+    gone = client.post("/api/replay-rooms/AAAAAAAAAAAA/review", json={"seat": 1}, headers=a_auth)
+    assert gone.status_code == 404 and _code(gone) == "unknown_room"
+    assert client.post(f"/api/replay-rooms/{room_id}/review", json={"seat": 1}).status_code == 401
+    assert _room(client, a_auth, room_id) == before
+    # Opening a room with a seat past the game's is refused too.
+    for seat in (4, 15):
+        reply = client.post(
+            "/api/replay-rooms", json={"game_id": game, "review_seat": seat}, headers=c_auth
+        )
+        assert reply.status_code == 422 and _code(reply) == "bad_seat", reply.text
+    opening: Any
+    for opening in ({"game_id": game, "review_seat": 16}, {"game_id": game, "review_seat": "0"}):
+        reply = client.post("/api/replay-rooms", json=opening, headers=c_auth)
+        assert reply.status_code == 422, (opening, reply.text)
+
+
+def test_nothing_a_room_answers_names_a_card_or_the_seed(client: TestClient) -> None:
+    """The room holds the position and the review's seat, never a card: every answer of every
+    room route (open, join, read, move, review, hand over, chat, and their refusals) is
+    scanned for a card's name and for the game's seed, so a room can never show a hand the
+    replay would not (the page reads the replay and the review under their own rules)."""
+    from tests.realtime.leak_scan import mentions
+
+    (alice, a_auth), (bob, b_auth), (_, c_auth) = _people(client, "Alice", "Bob", "Cleo")
+    game = _game(client, alice, bob, private=True)
+    answers: list[Any] = []
+
+    def call(method: str, path: str, auth: dict[str, str], body: Any = None) -> Any:
+        reply = client.request(method, path, json=body, headers=auth)
+        answers.append(reply)
+        return reply
+
+    room = call("POST", "/api/replay-rooms", a_auth, {"game_id": game}).json()["room"]
+    path = f"/api/replay-rooms/{room['id']}"
+    call("POST", "/api/replay-rooms", c_auth, {"game_id": game})  # not hers to read
+    call("POST", f"{path}/join", c_auth, {})
+    call("POST", f"{path}/join", b_auth, {})
+    version = call("GET", f"{path}?after=0", b_auth).json()["room"]["version"]
+    for step in range(15):
+        moved = call(
+            "POST", f"{path}/position", a_auth, {"hand": 1, "step": step, "version": version}
+        )
+        version = moved.json()["room"]["version"]
+    call("POST", f"{path}/position", a_auth, {"hand": 1, "step": 15, "version": version})
+    call("POST", f"{path}/review", a_auth, {"seat": 2})
+    call("POST", f"{path}/review", b_auth, {"seat": 2})
+    call("POST", f"{path}/chat", b_auth, {"text": "well played"})
+    call("POST", f"{path}/driver", a_auth, {"player_id": bob})
+    call("GET", path, c_auth)
+    assert len(answers) > 20
+    assert list(mentions({"planted": "QS"}))  # the scan has teeth
+    seed = str(8_431_927_615_204_331_977).encode()
+    for reply in answers:
+        assert reply.status_code < 500, reply.text
+        assert not list(mentions(reply.json())), (reply.request.url, reply.text)
+        assert seed not in reply.content
