@@ -132,8 +132,13 @@ class EventRunner:
                 await self._make(event_id, round_no, info)
                 continue
             completed = await self._follow(event_id, round_no, info) or completed
-        if completed:
-            await run_in_threadpool(events_store.start_round, db, event_id, round_no + 1)
+        if completed or (tables and all(info["scored"] for info in tables)):
+            # The round is over: seat the next one. Also when no table was completed by this
+            # poll: the instance whose scores completed it may have died before seating the
+            # next (start_round is a compare-and-set: the round is seated once, by whoever).
+            seated = await run_in_threadpool(events_store.start_round, db, event_id, round_no + 1)
+            if seated:  # its tables at once, not at the next poll
+                await self._look_after(event_id, round_no + 1)
 
     async def _make(self, event_id: int, round_no: int, info: dict[str, Any]) -> None:
         was = info["table_id"]

@@ -156,8 +156,15 @@ def list_events(
         return [_summary(e) for e in rows]
 
 
+def made(table_id: str | None) -> str | None:
+    """A round's table id once made; None before, and while an instance holds the making
+    (``making:<instance>:<time>``, the scheduler's claim, is nobody else's business)."""
+    return None if table_id is None or table_id.startswith("making:") else table_id
+
+
 def event_page(db: Database, event_id: int, viewer: str | None) -> dict[str, Any]:
-    """The event, whether the viewer is registered, and their seat in the current round."""
+    """The event, whether the viewer is registered, and their seat in the current round (its
+    table id once the table is made)."""
     with db.session() as session:
         event = _visible(session, event_id, viewer)
         out = _summary(event)
@@ -177,7 +184,7 @@ def event_page(db: Database, event_id: int, viewer: str | None) -> dict[str, Any
                     "round": seat.round,
                     "table_no": seat.table_no,
                     "seat": seat.seat,
-                    "table_id": seat.table_id,
+                    "table_id": made(seat.table_id),
                     "late": seat.late,
                 }
         return out
@@ -454,9 +461,15 @@ def record_table(
 ) -> bool:
     """A table's final scores, once (a second call for the same table changes nothing). When
     it was the round's last table, the round's results go into the standings, and the event
-    ends after its last round. True when this call completed the round."""
+    ends after its last round. True when this call completed the round.
+
+    The event's row is locked first (PostgreSQL; SQLite has one writer at a time anyway):
+    two instances recording the last two tables of a round at once would otherwise each count
+    the other's table as unscored, and the round would never be applied."""
     with db.session() as session:
-        event = session.get(Event, event_id)
+        event = session.exec(
+            select(Event).where(col(Event.id) == event_id).with_for_update()
+        ).first()
         if event is None:
             raise EventError(404, "unknown_event", "no such event")
         seats = session.exec(

@@ -167,7 +167,7 @@ class EventPage {
     let key = "none";
     let parts = [];
     if (mine && ev.state === "running") {
-      const ready = mine.table_id && !mine.table_id.startsWith("making:");
+      const ready = Boolean(mine.table_id);
       key = `${mine.round}:${ready ? mine.table_id : ""}:${mine.late}`;
       if (ready) {
         parts = [

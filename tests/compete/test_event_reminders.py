@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -21,6 +20,7 @@ from app.compete.events_runner import EventRunner
 from app.db import Database
 from app.db.compete_models import Event
 from app.db.models import Player, utcnow
+from tests.compete.standins import Tables, Told
 
 pytestmark = pytest.mark.asyncio
 
@@ -35,47 +35,6 @@ def people(database: Database) -> Database:
             session.add(Player(id=pid, name=pid.title(), is_guest=False))
         session.commit()
     return database
-
-
-class Told:
-    """What the runners asked the notifier to send."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, str, dict[str, Any]]] = []
-
-    async def __call__(
-        self, player_id: str, kind: str, *, table_id: str | None = None, data: Any = None
-    ) -> None:
-        assert table_id is None  # an event's table is private: its id stays out of notices
-        await asyncio.sleep(0)
-        self.sent.append((player_id, kind, dict(data or {})))
-
-
-class Tables:
-    """Just what the runner asks of app.tables while making a round's tables."""
-
-    def __init__(self) -> None:
-        self.made: dict[str, int] = {}
-
-    async def create_compete(self, actor: Any, *args: Any, **kw: Any) -> Any:
-        await asyncio.sleep(0.05)  # the other runner tries meanwhile
-        table_id = f"T{len(self.made) + 1}"
-        self.made[table_id] = 1 + len(kw["others"]) + len(kw["bots"])
-        return SimpleNamespace(id=table_id)
-
-    async def read(self, table_id: str) -> tuple[Any, None]:
-        seat = SimpleNamespace(player_id=None, away=True, gone_since=None)
-        table = SimpleNamespace(
-            seats=[seat] * self.made[table_id],
-            game_started_ms=0,
-            created_ms=0,
-            ended=None,
-            game=None,
-        )
-        return table, None
-
-    def clock(self) -> float:
-        return 0.0
 
 
 def _event(db: Database, minutes: float, name: str = "Sunday Swiss") -> int:

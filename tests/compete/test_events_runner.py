@@ -1,7 +1,8 @@
 """The events' scheduler (app.compete.events_runner) in the app with its embedded defaults:
 an event starts when due, each round's tables are made as ordinary competition tables (the
 event's seed, no chat, not listed), the computer plays for players away, a no-show leaves,
-the scores are recorded and the standings are swiss.py's over the stored scores."""
+the scores are recorded and the standings are swiss.py's over the stored scores; a round
+completed by an instance that died before seating the next is carried on by another."""
 
 from __future__ import annotations
 
@@ -10,14 +11,22 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.compete import events_store
+from app.compete.events import EventLimits
+from app.compete.events_runner import EventRunner
 from app.compete.swiss import Standing, after_round, order
+from app.db import Database
 from app.db.compete_models import Event, EventSeat
+from app.db.models import Player
 from app.main import create_app
 from app.settings import load_settings
+from tests.compete.standins import Tables, Told
+
+PEOPLE = ["ann", "bob", "cat", "dan"]
 
 
 def _guest(client: TestClient, name: str) -> tuple[dict[str, str], str]:
@@ -119,3 +128,49 @@ def test_an_event_runs_its_rounds(tmp_path: Path) -> None:
         assert [(x["player_id"], x["table_points"], x["game_points"]) for x in lines] == [
             (s.player_id, s.table_points, s.game_points) for s in want
         ]
+
+
+@pytest.mark.asyncio
+async def test_a_round_whose_last_scores_went_in_is_followed_by_the_next(
+    database: Database,
+) -> None:
+    """The instance whose scores completed round 1 died before seating round 2: the next poll
+    of another instance seats it and makes its tables (on SQLite and PostgreSQL)."""
+    now = datetime.now(UTC)
+    with database.session() as session:
+        for pid in PEOPLE:
+            session.add(Player(id=pid, name=pid.title(), is_guest=False))
+        session.commit()
+    eid = events_store.create_event(
+        database,
+        PEOPLE[0],
+        name="Cut short",
+        format="swiss",
+        preset="classic",
+        rounds=2,
+        starts_at=now + timedelta(minutes=1),
+        grace_seconds=60,
+        points_by_place=None,
+        club_id=None,
+        limits=EventLimits(),
+        now=now,
+    )["id"]
+    for pid in PEOPLE:
+        events_store.register(database, eid, pid, EventLimits())
+    tables = Tables()
+    runner = EventRunner(database, tables, "survivor", notify=Told(), remind_minutes=0)
+    assert events_store.start_round(database, eid, 1)
+    await runner.step()  # makes round 1's table
+    (table_id,) = tables.made
+    # the dead instance: recorded the table's scores, the round's last, and died
+    assert events_store.record_table(database, eid, 1, 0, [3, 5, 8, 10])
+    await runner.step()
+    page = events_store.event_page(database, eid, PEOPLE[0])
+    assert page["current_round"] == 2 and page["state"] == "running"
+    assert len(tables.made) == 2  # round 2's table made in the same poll
+    assert page["my_table"]["table_id"] == "T2"
+    tables.end("T2", [1, 2, 3, 20])
+    await runner.step()
+    assert events_store.event_page(database, eid, None)["state"] == "finished"
+    lines = events_store.standings(database, eid, None, None, 10)["lines"]
+    assert [x["rounds"] for x in lines] == [2] * 4

@@ -1,13 +1,17 @@
 """Events in SQL (app.compete.events_store) on SQLite and PostgreSQL: making one, who sees
 and registers, a Swiss event of 9 players over 3 rounds played to its end with a latecomer and
-a no-show, a duplicate round, each scheduler step done once, and the standings' pages."""
+a no-show, a duplicate round, each scheduler step done once (two tables' scores recorded at
+once included), and the standings' pages."""
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from app.compete import clubs
 from app.compete import events_store as ev
@@ -269,3 +273,35 @@ def test_tables_of_a_round_are_kept(people: Database) -> None:
         ids = {s.table_id for s in session.exec(select(EventSeat)).all()}
     assert ids == {"tbl-1"}
     assert ev.event_page(people, eid, PLAYERS[0])["my_table"]["table_id"] == "tbl-1"
+    # while an instance holds the making, the player is told no table yet (not the claim)
+    ev.claim_table(people, eid, 1, 0, "tbl-1", "making:A:1")
+    assert ev.event_page(people, eid, PLAYERS[0])["my_table"]["table_id"] is None
+
+
+def test_the_last_two_tables_recorded_at_once_apply_the_round_once(people: Database) -> None:
+    """Two instances record the round's last two tables at the same moment (each waits a
+    little between writing its scores and counting the round's unscored seats): the round
+    goes into the standings once, by one of them."""
+    eid = _make(people, rounds=2)["id"]
+    for p in PLAYERS[:8]:
+        ev.register(people, eid, p, LIMITS)
+    tables = ev.start_round(people, eid, 1)
+    assert tables is not None and len(tables) == 2
+
+    def slow_count(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if "count(" in statement and "event_seat" in statement:
+            time.sleep(0.5)
+
+    sa.event.listen(people.engine, "before_cursor_execute", slow_count)
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            done = list(
+                pool.map(lambda n: ev.record_table(people, eid, 1, n, [1, 2, 3, 4 + n]), (0, 1))
+            )
+    finally:
+        sa.event.remove(people.engine, "before_cursor_execute", slow_count)
+    assert sorted(done) == [False, True]
+    entries = _entries(people, eid)
+    assert sorted(e.rounds for e in entries.values()) == [1] * 8
+    assert sum(e.table_points for e in entries.values()) == 2 * 12
+    assert ev.start_round(people, eid, 2) is not None

@@ -73,36 +73,63 @@ def subprocess_server(
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``python -m app`` on a free port; yields (host:port, process). Logs at warning unless
     ``env`` names a level; ``output``: a file for its stdout and stderr."""
-    port = free_port()
-    full_env = {**os.environ, "HEARTS_LOG_LEVEL": "warning", **env, "HEARTS_PORT": str(port)}
-    sink = output.open("wb") if output is not None else None
-    with sink or contextlib.nullcontext():
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "app"], cwd=ROOT, env=full_env, stdout=sink, stderr=sink
-        )
-    address = f"127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited with {proc.returncode}")
-            try:
-                if httpx.get(f"http://{address}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("server did not start")
-            time.sleep(0.1)
+    with subprocess_servers([env], [output]) as [(address, proc)]:
         yield address, proc
+
+
+@contextlib.contextmanager
+def subprocess_servers(
+    envs: list[dict[str, str]], outputs: list[Path | None] | None = None
+) -> Iterator[list[tuple[str, subprocess.Popen[bytes]]]]:
+    """Several ``python -m app`` started together (they start in the time of the slowest: the
+    database must be migrated already, or only one of them migrate it), each on a free port;
+    yields [(host:port, process)] in ``envs``' order, all answering /healthz."""
+    started: list[tuple[str, subprocess.Popen[bytes]]] = []
+    try:
+        for env, output in zip(envs, outputs or [None] * len(envs), strict=True):
+            port = free_port()
+            full_env = {
+                **os.environ,
+                "HEARTS_LOG_LEVEL": "warning",
+                **env,
+                "HEARTS_PORT": str(port),
+            }
+            sink = output.open("wb") if output is not None else None
+            with sink or contextlib.nullcontext():
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "app"], cwd=ROOT, env=full_env, stdout=sink, stderr=sink
+                )
+            started.append((f"127.0.0.1:{port}", proc))
+        deadline = time.monotonic() + 30 + 15 * (len(started) - 1)
+        for address, proc in started:
+            while True:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"server exited with {proc.returncode}")
+                try:
+                    if httpx.get(f"http://{address}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError("server did not start")
+                time.sleep(0.1)
+        yield started
     finally:
-        if proc.poll() is None:
-            proc.terminate()
+        for _, proc in started:
+            if proc.poll() is None:
+                proc.terminate()
+        for _, proc in started:
             try:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started (its computer players' worker, its results writer)."""
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
+    return [int(p) for p in found.stdout.split()]
 
 
 async def guest(address: str, name: str) -> tuple[str, str]:

@@ -15,7 +15,6 @@ import contextlib
 import os
 import random
 import signal
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,14 @@ import websockets
 
 from app.store import keys
 from tests.conftest import real_redis_url
-from tests.realtime.harness import Client, create_table, guest, pick_move, subprocess_server
+from tests.realtime.harness import (
+    Client,
+    children,
+    create_table,
+    guest,
+    pick_move,
+    subprocess_server,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -101,12 +107,6 @@ async def claimed(redis: aioredis.Redis, namespace: str, table_id: str) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError("no computer turn was claimed on the instance to stop")
-
-
-def children(pid: int) -> list[int]:
-    """The processes ``pid`` started (its computer players' worker, its results writer)."""
-    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
-    return [int(p) for p in found.stdout.split()]
 
 
 def signal_all(pids: list[int], sig: signal.Signals) -> None:
