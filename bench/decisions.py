@@ -19,6 +19,7 @@ import time
 
 from app.bots import LEVELS, choose_move
 from app.engine import apply, make_rules, move_from_json, new_game, seats_to_act, view
+from bench.tournament import _set_knob
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -75,7 +76,16 @@ def main() -> None:
     ap.add_argument("--preset", action="append", help="preset(s) (default: classic)")
     ap.add_argument("--level", action="append", choices=LEVELS, help="level(s) (default: all)")
     ap.add_argument("--hands", type=int, default=6)
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="MODULE.NAME=VALUE",
+        help="experiment: change a setting of app.bots.MODULE (e.g. inference.BELIEFS=0)",
+    )
     args = ap.parse_args()
+    for spec in args.set:
+        _set_knob(spec)
     for preset in args.preset or ["classic"]:
         for level in args.level or list(LEVELS):
             row = measure(preset, level, args.hands)

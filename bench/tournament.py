@@ -106,14 +106,18 @@ def play_hand(
             if mv is None:
                 c0 = time.process_time()
                 t0 = time.perf_counter()
-                mv = choose_move(
-                    levels[seat],
-                    v,
-                    seed=seed,
-                    budget_ms=budgets[seat],
-                    options=opts,
-                    hard_cap_ms=caps[seat] if caps is not None else None,
-                )
+                saved = _apply_knobs(TESTED_SET) if seat == timed_seat else []
+                try:
+                    mv = choose_move(
+                        levels[seat],
+                        v,
+                        seed=seed,
+                        budget_ms=budgets[seat],
+                        options=opts,
+                        hard_cap_ms=caps[seat] if caps is not None else None,
+                    )
+                finally:
+                    _apply_knobs(saved)
                 dt = (time.perf_counter() - t0) * 1000
                 dc = (time.process_time() - c0) * 1000
                 if result is not None:
@@ -378,9 +382,14 @@ def _ranges(deals: list[int]) -> str:
     return ", ".join(parts)
 
 
-def _set_knob(spec: str) -> None:
-    """``module.NAME=value`` (module in app.bots): an experiment's setting, e.g.
-    ``expert.INFERENCE=0``; set before the worker processes fork."""
+# settings of the tested player only (--tested-set): (module, name, value), swapped in around
+# each of its decisions, so a changed Expert meets today's Expert on the same deals
+Knob = tuple[Any, str, Any]
+TESTED_SET: list[Knob] = []
+
+
+def _knob(spec: str) -> Knob:
+    """``module.NAME=value`` (module in app.bots) as (module, name, value)."""
     import importlib
 
     target, _, value = spec.partition("=")
@@ -388,8 +397,21 @@ def _set_knob(spec: str) -> None:
     mod = importlib.import_module(f"app.bots.{mod_name}")
     if not hasattr(mod, name):
         raise SystemExit(f"app.bots.{mod_name} has no setting {name}")
-    old = getattr(mod, name)
-    setattr(mod, name, type(old)(json.loads(value)))
+    return mod, name, type(getattr(mod, name))(json.loads(value))
+
+
+def _apply_knobs(knobs: list[Knob]) -> list[Knob]:
+    """Sets the knobs; returns the settings they replaced (apply those to undo)."""
+    saved = [(mod, name, getattr(mod, name)) for mod, name, _v in knobs]
+    for mod, name, value in knobs:
+        setattr(mod, name, value)
+    return saved
+
+
+def _set_knob(spec: str) -> None:
+    """``module.NAME=value`` (module in app.bots): an experiment's setting, e.g.
+    ``expert.INFERENCE=0``; set before the worker processes fork."""
+    _apply_knobs([_knob(spec)])
 
 
 def main() -> None:
@@ -441,6 +463,15 @@ def main() -> None:
         metavar="MODULE.NAME=VALUE",
         help="experiment: change a setting of app.bots.MODULE (e.g. expert.INFERENCE=0)",
     )
+    ap.add_argument(
+        "--tested-set",
+        action="append",
+        default=[],
+        metavar="MODULE.NAME=VALUE",
+        help="like --set, for the tested player's decisions only (e.g. --tested expert "
+        "--field expert --set inference.BELIEFS=0 --tested-set inference.BELIEFS=1: a paired "
+        "comparison of two Experts)",
+    )
     ap.add_argument("--per-deal", default=None, help="write each deal's result (JSON lines)")
     ap.add_argument("--progress", type=int, default=50, help="print a partial summary every N")
     ap.add_argument(
@@ -486,6 +517,8 @@ def main() -> None:
         args.set.append("expert.SIMULATED_PASS=false")
     for spec in args.set:
         _set_knob(spec)
+    TESTED_SET[:] = [_knob(spec) for spec in args.tested_set]
+    args.set = args.set + [f"tested {spec}" for spec in args.tested_set]
     for preset in args.preset or ["classic"]:
         row = run_preset(preset, args)
         row["tested_budget_ms"] = args.tested_budget_ms

@@ -21,23 +21,28 @@ from typing import Any
 
 import numpy as np
 
-from app.bots.beliefs import N_FEATURES, Rows, card_class, features
+from app.bots.beliefs import N_INPUTS, Rows, card_class, features
 from app.bots.knowledge import Knowledge
 from app.engine import ChooseDirection, GameState, apply, make_rules, move_from_json, new_game, view
 
 from .selfplay import OPTIONS, SEED_BASE
 
 
-def positions(rec: dict[str, Any]) -> Iterator[tuple[GameState, Knowledge]]:
-    """Every (state, seat's knowledge) of a recorded hand's play, before each card."""
+def positions(
+    rec: dict[str, Any], every_seat: bool = True
+) -> Iterator[tuple[GameState, Knowledge]]:
+    """Every (state, seat's knowledge) of a recorded hand's play, before each card (with
+    ``every_seat`` false, one seat's per card, the seats in turn: a quarter of the samples, less
+    alike)."""
     rules = make_rules("classic", OPTIONS)
     s = new_game(rules, SEED_BASE + int(rec["hand"]))
     if s.phase == "direction":
         s = apply(s, s.dealer, ChooseDirection(rec["direction"]))
-    for seat, mv in rec["moves"]:
+    for i, (seat, mv) in enumerate(rec["moves"]):
         if s.phase == "play":
             for viewer in range(rules.players):
-                yield s, Knowledge(view(s, viewer, sheet=False), rules)
+                if every_seat or viewer == i % rules.players:
+                    yield s, Knowledge(view(s, viewer, sheet=False), rules)
         s = apply(s, seat, move_from_json(mv))
 
 
@@ -54,7 +59,7 @@ def samples(
     return out
 
 
-def build(lines: list[str], max_positions: int | None = None) -> dict[str, np.ndarray]:
+def build(lines: list[str], every_seat: bool = False) -> dict[str, np.ndarray]:
     """Arrays of every sample: features ``x`` (samples x 3 x features), the log free room
     ``off`` (-inf where a seat cannot hold the card), ``card``, ``cls``, ``y`` and ``held``."""
     xs: list[list[list[float]]] = []
@@ -62,15 +67,13 @@ def build(lines: list[str], max_positions: int | None = None) -> dict[str, np.nd
     cards: list[int] = []
     ys: list[int] = []
     held: list[bool] = []
-    n_pos = 0
     for line in lines:
         rec = json.loads(line)
         out = int(rec["hand"]) % 10 == 0
-        for s, k in positions(rec):
-            n_pos += 1
+        for s, k in positions(rec, every_seat):
             for c, hs, fs, o, y in samples(s, features(k)):
                 slots = [(h - k.seat) % 4 - 1 for h in hs]
-                x = [[0.0] * N_FEATURES for _ in range(3)]
+                x = [[0.0] * N_INPUTS for _ in range(3)]
                 oo = [-np.inf] * 3
                 for i, sl in enumerate(slots):
                     x[sl] = fs[i]
@@ -80,11 +83,9 @@ def build(lines: list[str], max_positions: int | None = None) -> dict[str, np.nd
                 cards.append(c)
                 ys.append(slots[y])
                 held.append(out)
-            if max_positions is not None and n_pos >= max_positions:
-                break
     card = np.array(cards, dtype=np.int64)
     return {
-        "x": np.array(xs, dtype=np.float32).reshape(-1, 3, N_FEATURES),
+        "x": np.array(xs, dtype=np.float32).reshape(-1, 3, N_INPUTS),
         "off": np.array(offs, dtype=np.float64).reshape(-1, 3),
         "card": card,
         "cls": np.array([card_class(int(c)) for c in card], dtype=np.int64),
@@ -98,11 +99,12 @@ def main() -> None:
     ap.add_argument("--hands", required=True, help="self-play file (training.selfplay)")
     ap.add_argument("--out", required=True, help=".npz file written")
     ap.add_argument("--limit", type=int, default=None, help="first N hands only")
+    ap.add_argument("--every-seat", action="store_true", help="every seat's view of each card")
     args = ap.parse_args()
     with open(args.hands) as f:
         lines = [ln for ln in f if ln.strip()][: args.limit]
     c0 = time.process_time()
-    arrays = build(lines)
+    arrays = build(lines, args.every_seat)
     np.savez_compressed(args.out, **arrays)  # type: ignore[arg-type]
     cpu = time.process_time() - c0
     n = len(arrays["y"])

@@ -31,14 +31,21 @@ import random
 from functools import cache
 from pathlib import Path
 
+from app.engine import Rules
+
 from .knowledge import Knowledge
 
 MODEL_DIR = Path(__file__).parent / "models"
-# the games with a trained model: (game, players) -> weights file
+# the games with a trained model (the weights file beside this module); every other game, and
+# classic 4-player with other scoring (Omnibus, Hooligan, penalty spades, graded hearts), deals
+# uniformly as before
 MODELS: dict[tuple[str, int], str] = {("classic", 4): "beliefs-classic4.json"}
 
 N_FEATURES = 15
 N_CLASSES = 9
+# the hidden layer's inputs: the features, then the seat's place (left, across, right), the
+# card's rank, its class, the free unseen cards of its suit, the seat's room, top of its suit
+N_INPUTS = N_FEATURES + 3 + 1 + N_CLASSES + 3
 QS = 36
 FEATURE_NAMES = (
     "bias",
@@ -82,16 +89,32 @@ def _dump(c: int) -> int:
 
 
 class Model:
-    """The weights: ``w[class][feature]``, ``passer[card]``, ``receiver[card]``."""
+    """The weights: the linear part ``w[class][feature]``, ``passer[card]``, ``receiver[card]``,
+    and a small hidden layer (``w1``, ``b1``: tanh units over the ``N_INPUTS`` inputs; ``w2``:
+    their weights in the logit), empty for a linear model."""
 
-    def __init__(self, w: list[list[float]], passer: list[float], receiver: list[float]) -> None:
+    def __init__(
+        self,
+        w: list[list[float]],
+        passer: list[float],
+        receiver: list[float],
+        w1: list[list[float]] | None = None,
+        b1: list[float] | None = None,
+        w2: list[float] | None = None,
+    ) -> None:
         if len(w) != N_CLASSES or any(len(row) != N_FEATURES for row in w):
             raise ValueError(f"beliefs weights must be {N_CLASSES} x {N_FEATURES}")
         if len(passer) != 52 or len(receiver) != 52:
             raise ValueError("beliefs weights need one passer and one receiver weight per card")
+        w1, b1, w2 = w1 or [], b1 or [], w2 or []
+        if len(b1) != len(w1) or len(w2) != len(w1) or any(len(r) != N_INPUTS for r in w1):
+            raise ValueError(f"the hidden layer must be H x {N_INPUTS}, H and H weights")
         self.w = w
         self.passer = passer
         self.receiver = receiver
+        self.w1 = w1
+        self.b1 = b1
+        self.w2 = w2
 
     @classmethod
     def zero(cls) -> Model:
@@ -101,32 +124,45 @@ class Model:
     @classmethod
     def load(cls, path: Path) -> Model:
         d = json.loads(path.read_text())
-        return cls(d["w"], d["passer"], d["receiver"])
+        return cls(d["w"], d["passer"], d["receiver"], d.get("w1"), d.get("b1"), d.get("w2"))
+
+    def logit(self, c: int, f: list[float], offset: float) -> float:
+        """A seat's logit for holding card ``c``, from its inputs ``f`` and log room."""
+        z = offset + sum(a * b for a, b in zip(self.w[card_class(c)], f, strict=False))
+        z += self.passer[c] * f[1] + self.receiver[c] * f[3]
+        for row, b, v in zip(self.w1, self.b1, self.w2, strict=True):
+            z += v * math.tanh(b + sum(a * x for a, x in zip(row, f, strict=True)))
+        return z
 
 
 @cache
-def model_for(game: str, players: int) -> Model | None:
-    """The trained model of a game, or None (the game falls back to uniform deals)."""
-    name = MODELS.get((game, players))
-    if name is None:
-        return None
+def load_model(name: str) -> Model | None:
     path = MODEL_DIR / name
-    if not path.exists():
+    return Model.load(path) if path.exists() else None
+
+
+def model_for(rules: Rules) -> Model | None:
+    """The trained model of a table's rules, or None (the game falls back to uniform deals)."""
+    name = MODELS.get((rules.game, rules.players))
+    scoring_as_trained = (
+        rules.omnibus == "none"
+        and not rules.hooligan
+        and not rules.spade_penalties
+        and not rules.graded_hearts
+    )
+    if name is None or not scoring_as_trained:
         return None
-    return Model.load(path)
-
-
-def has_model(k: Knowledge) -> bool:
-    """Whether ``k``'s game has a trained model (else deals stay uniform)."""
-    return model_for(k.t.game, k.t.n) is not None
+    return load_model(name)
 
 
 Rows = list[tuple[int, list[int], list[list[float]], list[float]]]
+_ONE_HOT_CLASS = [[1.0 if i == j else 0.0 for i in range(N_CLASSES)] for j in range(N_CLASSES)]
 
 
 def features(k: Knowledge) -> Rows:
     """Per free unseen card (not one this seat passed): the card, the hidden holders that can hold
-    it, each one's feature vector and log free room.  Classic 4-player positions only."""
+    it, each one's inputs (``N_INPUTS``: the linear part reads the first ``N_FEATURES``) and log
+    free room.  Classic 4-player positions only."""
     seat = k.seat
     n = k.n
     off = k.pass_offset
@@ -185,9 +221,15 @@ def features(k: Knowledge) -> Rows:
                 win = x
     progress = k.played.bit_count() / 52
     voids = {h: sum(1 for s in range(4) if k.void[h] >> (13 * s) & 1) / 3 for h in hidden}
+    in_suit = [0, 0, 0, 0]
+    top = [-1, -1, -1, -1]
+    for c in cards:
+        in_suit[c // 13] += 1
+        top[c // 13] = c
     rows: Rows = []
     for c in cards:
         s = c // 13
+        extra = [c % 13 / 12, *_ONE_HOT_CLASS[card_class(c)], in_suit[s] / 13]
         hs: list[int] = []
         fs: list[list[float]] = []
         offs: list[float] = []
@@ -206,6 +248,9 @@ def features(k: Knowledge) -> Rows:
             f[12] = progress
             f[13] = progress * f[1]
             f[14] = voids[h]
+            rel = (h - seat) % n
+            f += [float(rel == 1), float(rel == 2), float(rel == 3), *extra]
+            f += [room[h] / 13, float(top[s] == c)]
             hs.append(h)
             fs.append(f)
             offs.append(math.log(room[h]))
@@ -217,13 +262,7 @@ def probabilities(model: Model, rows: Rows) -> dict[int, dict[int, float]]:
     """Per card, the chance each holder that can hold it does (summing to one)."""
     out: dict[int, dict[int, float]] = {}
     for c, hs, fs, offs in rows:
-        w = model.w[card_class(c)]
-        pw = model.passer[c]
-        rw = model.receiver[c]
-        logits = []
-        for f, o in zip(fs, offs, strict=True):
-            z = o + sum(a * b for a, b in zip(w, f, strict=True)) + pw * f[1] + rw * f[3]
-            logits.append(z)
+        logits = [model.logit(c, f, o) for f, o in zip(fs, offs, strict=True)]
         if not logits:
             out[c] = {}
             continue
@@ -235,18 +274,26 @@ def probabilities(model: Model, rows: Rows) -> dict[int, dict[int, float]]:
 
 
 class Beliefs:
-    """The model's view of one decision (built once), and deals drawn from it."""
+    """The model's view of one decision (built once), and deals drawn from it.
+
+    ``probs[card][holder]``: the chance, for every unseen card, that each hidden holder holds it
+    (a holder that cannot is absent: a shown void, no room, a card this seat passed to another)."""
 
     def __init__(self, k: Knowledge, model: Model) -> None:
         self.k = k
         rows = features(k)
         self.probs = probabilities(model, rows)
+        for h, m in k.known.items():  # the cards this seat passed: certain until played
+            for c in range(52):
+                if m >> c & 1:
+                    self.probs[c] = {h: 1.0}
         # odds against the uniform share (room over all room), the weights of the draw
         room = {h: o for _c, hs, _fs, offs in rows for h, o in zip(hs, offs, strict=True)}
         total = sum(math.exp(o) for o in room.values()) or 1.0
         self.odds: dict[int, dict[int, float]] = {
             c: {h: p * total / math.exp(room[h]) for h, p in ps.items()}
             for c, ps in self.probs.items()
+            if not any(m >> c & 1 for m in k.known.values())
         }
 
     def draw(self, rng: random.Random) -> list[int]:

@@ -3,7 +3,8 @@
 Play (``search``):
 - **Plausible deals**: each deal of the unseen cards is drawn from ``PROPOSALS`` samples in
   proportion to how well it explains the other players' earlier plays and the pass this seat
-  received (``inference.py``), instead of uniformly.
+  received (``inference.py``), instead of uniformly; in classic 4-player the samples themselves
+  come from the learned beliefs about who holds each card (``beliefs.py``).
 - **A stronger model of play**: the hand is played out with Expert's rollout policy for every
   player, where Pro plays everyone as the seed's Standard (``policy.py`` for the classic and
   dummy games: card sense for the QS and high spades, safe leads, moon running and defence;

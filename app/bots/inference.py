@@ -103,7 +103,7 @@ class Plausibility:
         self.events = events
         self.later = later
         self._pass_setup()
-        model = model_for(t.game, t.n) if BELIEFS and k.phase == "play" else None
+        model = model_for(k.rules) if BELIEFS and k.phase == "play" else None
         self.beliefs = Beliefs(k, model) if model is not None else None
 
     def _context(self, before: list[int], led: int) -> _Context:
