@@ -100,7 +100,9 @@ def _store(services: Services) -> RoomStore:
     return RoomStore(services.redis, services.settings.redis_namespace)
 
 
-async def _limit(services: Services, name: str, attempts: int, window: int, key: str) -> None:
+async def _limit(
+    services: Services, name: str, attempts: int, window: int, key: str, code: str, what: str
+) -> None:
     limiter = AttemptLimiter(
         services.redis,
         name,
@@ -110,8 +112,7 @@ async def _limit(services: Services, name: str, attempts: int, window: int, key:
     )
     wait = await limiter.hit(key)
     if wait is not None:
-        what = "rooms opened" if name == "rooms" else "chat lines"
-        raise too_many(f"too_many_{name}", f"too many {what}; try again in {wait} s", wait)
+        raise too_many(code, f"too many {what}; try again in {wait} s", wait)
 
 
 def _steps(
@@ -167,7 +168,15 @@ async def create_room(body: RoomCreate, player: PlayerDep, services: ServicesDep
     )
     if body.review_seat is not None and body.review_seat >= players:
         _bad_seat(players)
-    await _limit(services, "rooms", ROOMS_PER_PLAYER, ROOMS_WINDOW_SECONDS, player.id)
+    await _limit(
+        services,
+        "rooms",
+        ROOMS_PER_PLAYER,
+        ROOMS_WINDOW_SECONDS,
+        player.id,
+        "too_many_rooms",
+        "rooms opened",
+    )
     hand = min(body.hand, len(steps) - 1)
     seat = body.review_seat if body.review_seat is not None else own if own is not None else 0
     state = {
@@ -347,17 +356,26 @@ async def chat(
     room_id: RoomIdPath, body: ChatIn, player: PlayerDep, services: ServicesDep
 ) -> dict[str, Any]:
     """A line in the room's chat: cleaned as table chat (app.text.clean_chat), at most the
-    server's ``chat_max_chars``, a few lines per player in ten seconds."""
+    server's ``chat_max_chars``, a few lines per player in ten seconds. A line refused is 422
+    ``bad_chat`` as at the table, its ``rule`` the text rule broken (or ``too_long``)."""
     try:
         text = clean_chat(body.text)
     except TextRuleError as error:
-        _fail(422, f"chat_{error.rule}", error.message)
+        _fail(422, "bad_chat", error.message, rule=error.rule)
     limit = services.settings.chat_max_chars
     if len(text) > limit:
-        _fail(422, "chat_too_long", f"a message holds at most {limit} characters")
+        _fail(422, "bad_chat", f"a message holds at most {limit} characters", rule="too_long")
     store = _store(services)
     await _loaded(store, room_id, player)  # a stranger's lines are not counted
-    await _limit(services, "chat", CHAT_LINES, CHAT_WINDOW_SECONDS, f"{room_id}:{player.id}")
+    await _limit(
+        services,
+        "chat",
+        CHAT_LINES,
+        CHAT_WINDOW_SECONDS,
+        f"{room_id}:{player.id}",
+        "too_many_chat",
+        "chat lines",
+    )
 
     def edit(room: Room) -> dict[str, Any]:
         n = int(room.state["chat_next"])

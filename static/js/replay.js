@@ -56,12 +56,40 @@ class ReplayPage {
     this.preset = presets[this.data.preset];
     this.game = this.preset ? this.preset.game : this.data.preset.startsWith("two-player-dummy") ? "dummy" : "classic";
     this.build();
-    // A link to a given hand and trick (&hand=N&trick=K, as a room's link gives) opens there.
-    const at = new URLSearchParams(window.location.search);
-    if (at.get("hand")) this.show(Number(at.get("hand")) - 1 || 0, Number(at.get("trick")) || 0, false);
+    this.openAt(new URLSearchParams(window.location.search));
     document.addEventListener("keydown", this.keyHandler);
     this.render();
     this.reviewPanel.start();
+  }
+
+  /** A link to a given hand and trick (&hand=N&trick=K as a room's link gives: N from 1, K the
+   *  step, 0 the deal, k after trick k, the last the result) opens there. A value the game does
+   *  not have is said on the page, and the replay opens at the start (of that hand). In a room
+   *  the room's position follows, whatever the link says. */
+  openAt(query) {
+    const hand = query.get("hand");
+    const trick = query.get("trick");
+    if (hand === null && trick === null) return;
+    const whole = (text) => (/^\d{1,6}$/.test(text) ? Number(text) : NaN);
+    const shown = (text) => String(text).slice(0, 12);
+    const count = this.data.hands.length;
+    const n = hand === null ? 1 : whole(hand);
+    if (!(n >= 1 && n <= count)) {
+      this.linkProblem(t("replay.bad_hand", { hand: shown(hand), last: count }));
+      return;
+    }
+    this.show(n - 1, 0, false);
+    const k = trick === null ? 0 : whole(trick);
+    if (!(k >= 0 && k < this.steps())) {
+      this.linkProblem(t("replay.bad_trick", { trick: shown(trick), hand: n, last: this.steps() - 1 }));
+      return;
+    }
+    this.show(n - 1, k, false);
+  }
+
+  linkProblem(words) {
+    setText(this.el.linkProblem, words);
+    this.el.linkProblem.hidden = false;
   }
 
   destroy() {
@@ -99,6 +127,7 @@ class ReplayPage {
     e.handSelect = h("select", { id: "replay-hand", onchange: () => this.go(Number(e.handSelect.value), 0) },
       d.hands.map((hand, i) => h("option", { value: String(i) }, t("replay.hand_no", { hand: hand.hand_no + 1 }))));
     e.stepText = h("p", { class: "status", "aria-live": "polite", id: "replay-step" });
+    e.linkProblem = h("p", { class: "form-error", id: "replay-link-problem", role: "alert", hidden: true });
     // Arrows of the kind axe and screen readers treat as symbols: each name contains its
     // button's visible word (WCAG 2.5.3; "\u00AB Hand" named "Previous hand" did not).
     const btn = (label, text, fn, id) => h("button", { type: "button", class: "btn small", "aria-label": label, onclick: fn, id }, text);
@@ -126,7 +155,7 @@ class ReplayPage {
       h("section", { class: "panel" },
         h("p", {}, t("replay.final", { scores }), " ", h("strong", {}, won)),
         h("p", { class: "hint" }, t("replay.keys")),
-        this.shareBox(), e.controls, e.stepText),
+        e.linkProblem, this.shareBox(), e.controls, e.stepText),
       roomSection(this),
       h("div", { class: "replay-board" },
         h("section", { class: "panel board-table" }, h("h2", {}, t("replay.on_table")), e.trick, e.result),

@@ -1,13 +1,17 @@
-// Watching a replay together (issue 31): a shared room on the replay page (/?replay=ID&room=R).
-// One member drives: their steps go to the server (POST /api/replay-rooms/R/position, with the
-// room's version), and everyone else's page follows by long-polling GET ?after=VERSION; the
-// driver can hand control to another member; the room has a chat. The room holds no card:
-// each page shows the replay it read itself (GET /api/games/{id}/replay, under its access
-// rule). docs/review.md "Watching a replay together", docs/protocol.md "Replay rooms".
+// Watching a replay together: a shared room on the replay page (/?replay=ID&room=R), opened
+// there or from the table's game-over panel (openRoomButton). One member drives: their steps go
+// to the server (POST /api/replay-rooms/R/position, with the room's version), and everyone
+// else's page follows by long-polling GET ?after=VERSION; the driver can hand control to
+// another member; the room has a chat. The driver also names the seat whose game review the
+// room shows (POST .../review): every page then reads that review itself and shows its marks
+// on the position the driver shows. The room holds no card and no review: each page reads the
+// replay (GET /api/games/{id}/replay) and the review under their own access rules.
+// Words: the catalog's room.* and, for the server's refusals, error.<code> (api.js).
+// docs/review.md "Watching a replay together", docs/protocol.md "Replay rooms".
 
 import { api, session } from "./api.js";
 import { addStylesheet, h, fill, setText, toast } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { t } from "./i18n.js";
 
 const RETRY_MS = 2000;
 
@@ -29,17 +33,12 @@ function signedIn() {
   return !!session.player;
 }
 
-/** The words for a room's refusal: the catalog's room.error.<code> (with the driver's name
- *  where it has one), else the server's sentence (api.js, errorWords). */
-export function roomError(error, params = {}) {
-  const key = `room.error.${error.code}`;
-  return has(key) ? t(key, params) : error.message;
-}
-
-/** Open a room for an ended game at (hand, step); answers {room, link}. */
-function openRoom(gameId, { share = null, hand = 0, step = 0 } = {}) {
+/** Open a room for an ended game at (hand, step), showing ``reviewSeat``'s review (null: the
+ *  opener's own seat); answers {room, link}. */
+function openRoom(gameId, { share = null, hand = 0, step = 0, reviewSeat = null } = {}) {
   const body = { game_id: Number(gameId), hand, step };
   if (share) body.share = share;
+  if (reviewSeat !== null) body.review_seat = reviewSeat;
   return api("/api/replay-rooms", { method: "POST", body });
 }
 
@@ -55,7 +54,7 @@ export function openRoomButton(gameId) {
         window.location.assign(made.link);
       } catch (error) {
         button.disabled = false;
-        toast(roomError(error), "error");
+        toast(error.message, "error");
       }
     },
   }, t("room.watch_together"));
@@ -66,14 +65,13 @@ function offer(page, section) {
   const status = h("span", { class: "hint", "aria-live": "polite" });
   const open = async (button) => {
     if (!signedIn()) {
-      setText(status, "Sign in or play as a guest in the lobby first.");
+      setText(status, t("room.sign_in"));
       return;
     }
     button.disabled = true;
     try {
-      const body = { game_id: Number(page.gameId), hand: page.hand, step: page.step };
-      if (page.share) body.share = page.share;
-      const made = await api("/api/replay-rooms", { method: "POST", body });
+      const reviewSeat = page.reviewPanel ? page.reviewPanel.seat : null;
+      const made = await openRoom(page.gameId, { share: page.share, hand: page.hand, step: page.step, reviewSeat });
       const url = new URL(window.location.href);
       url.searchParams.set("room", made.room.id);
       window.history.replaceState(window.history.state, "", url.pathname + url.search);
@@ -83,12 +81,10 @@ function offer(page, section) {
       setText(status, error.message);
     }
   };
-  const button = h("button", { type: "button", class: "btn primary", id: "watch-together", onclick: (e) => open(e.currentTarget) }, "Watch together");
+  const button = h("button", { type: "button", class: "btn primary", id: "watch-together", onclick: (e) => open(e.currentTarget) }, t("room.watch_together"));
   fill(section,
-    h("h2", { id: "room-title" }, "Watch together"),
-    h("p", { class: "room-offer" },
-      "Go over this game with friends: one of you steps through it, everyone sees the same trick, with a chat. ",
-      button, " ", status));
+    h("h2", { id: "room-title" }, t("room.watch_together")),
+    h("p", { class: "room-offer" }, t("room.offer"), " ", button, " ", status));
 }
 
 export class ReplayRoom {
@@ -101,6 +97,7 @@ export class ReplayRoom {
     this.stopped = false;
     this.sending = false;
     this.wasDriving = false;
+    this.review = null; // the room's review choice last applied: {seat, asked}
     this.me = session.player ? session.player.id : null;
     this.build();
     if (created) {
@@ -117,27 +114,27 @@ export class ReplayRoom {
 
   build() {
     const e = (this.el = {});
-    e.status = h("p", { class: "room-status", id: "room-status", "aria-live": "polite" }, "Joining the room\u2026");
-    e.link = h("input", { type: "text", readonly: true, id: "room-link", class: "share-link", "aria-label": "Room link" });
+    e.status = h("p", { class: "room-status", id: "room-status", "aria-live": "polite" }, t("room.joining"));
+    e.link = h("input", { type: "text", readonly: true, id: "room-link", class: "share-link", "aria-label": t("room.link_label") });
     e.copied = h("span", { class: "hint", "aria-live": "polite" });
-    e.members = h("ul", { class: "room-members", id: "room-members", "aria-label": "In the room" });
-    e.handTo = h("select", { id: "room-hand-to", "aria-label": "Member to hand control to" });
-    e.handBtn = h("button", { type: "button", class: "btn", id: "room-hand-over", onclick: () => this.handOver() }, "Hand control");
+    e.members = h("ul", { class: "room-members", id: "room-members", "aria-label": t("room.members_label") });
+    e.handTo = h("select", { id: "room-hand-to" });
+    e.handBtn = h("button", { type: "button", class: "btn", id: "room-hand-over", onclick: () => this.handOver() }, t("room.hand_over"));
     e.handOver = h("div", { class: "room-hand-over row", hidden: true },
-      h("label", { for: "room-hand-to" }, "Hand control to"), e.handTo, e.handBtn);
+      h("label", { for: "room-hand-to" }, t("room.hand_to")), e.handTo, e.handBtn);
     // A follower takes control when the driver has left (the server refuses while they are there).
-    e.take = h("button", { type: "button", class: "btn", id: "room-take", hidden: true, onclick: () => this.take() }, "Take control");
-    e.chatLog = h("ul", { class: "chat-log room-chat-log", id: "room-chat-log", "aria-label": "Room chat", "aria-live": "polite" });
-    e.chatInput = h("input", { type: "text", id: "room-chat-input", maxlength: "300", autocomplete: "off", "aria-label": "Message to the room" });
+    e.take = h("button", { type: "button", class: "btn", id: "room-take", hidden: true, onclick: () => this.take() }, t("room.take"));
+    e.chatLog = h("ul", { class: "chat-log room-chat-log", id: "room-chat-log", "aria-label": t("room.chat_label"), "aria-live": "polite" });
+    e.chatInput = h("input", { type: "text", id: "room-chat-input", maxlength: "300", autocomplete: "off", "aria-label": t("room.message_label") });
     e.chatForm = h("form", { class: "chat-form room-chat-form", onsubmit: (event) => { event.preventDefault(); this.say(); } },
-      e.chatInput, h("button", { type: "submit", class: "btn", id: "room-chat-send" }, "Send"));
+      e.chatInput, h("button", { type: "submit", class: "btn", id: "room-chat-send" }, t("room.send")));
     fill(this.section,
-      h("h2", { id: "room-title" }, "Watching together"),
+      h("h2", { id: "room-title" }, t("room.title")),
       e.status,
       h("div", { class: "room-grid" },
         h("div", { class: "room-people" },
           h("p", { class: "room-link-row" }, e.link, " ",
-            h("button", { type: "button", class: "btn", id: "room-link-copy", onclick: () => this.copy() }, "Copy link"), " ", e.copied),
+            h("button", { type: "button", class: "btn", id: "room-link-copy", onclick: () => this.copy() }, t("replay.copy")), " ", e.copied),
           e.members, e.handOver, e.take),
         h("div", { class: "room-chat" }, e.chatLog, e.chatForm)));
     this.updateLink();
@@ -145,7 +142,7 @@ export class ReplayRoom {
 
   async join() {
     if (!signedIn()) {
-      setText(this.el.status, "Sign in or play as a guest in the lobby first, then open this link again.");
+      setText(this.el.status, t("room.sign_in_link"));
       return;
     }
     try {
@@ -154,7 +151,7 @@ export class ReplayRoom {
       this.follow();
     } catch (error) {
       this.stopped = true;
-      setText(this.el.status, error.status === 404 ? "This room has closed, or its link is not for you." : error.message);
+      setText(this.el.status, error.status === 404 ? t("room.gone") : error.message);
     }
   }
 
@@ -167,7 +164,7 @@ export class ReplayRoom {
         if (this.stopped) return;
         if (error.status === 404 || error.status === 403) {
           this.stopped = true;
-          setText(this.el.status, "This room has closed.");
+          setText(this.el.status, t("room.closed"));
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
@@ -190,7 +187,7 @@ export class ReplayRoom {
 
   nameOf(id) {
     const m = this.room.members.find((x) => x.id === id);
-    return m ? m.name : "someone";
+    return m ? m.name : t("room.someone");
   }
 
   apply(room) {
@@ -199,10 +196,11 @@ export class ReplayRoom {
     this.version = room.version;
     const e = this.el;
     const driving = this.driving();
-    setText(e.status, driving ? "You drive: everyone in the room sees what you see." : `${this.nameOf(room.driver)} drives; you follow.`);
+    setText(e.status, driving ? t("room.you_drive") : t("room.follows", { name: this.nameOf(room.driver) }));
     this.section.classList.toggle("following", !driving);
     fill(e.members, room.members.map((m) => h("li", { class: m.id === room.driver ? "driver" : "" },
-      m.name, m.id === this.me ? " (you)" : "", m.id === room.driver ? h("span", { class: "room-badge" }, "driving") : null)));
+      m.id === this.me ? t("room.you", { name: m.name }) : m.name,
+      m.id === room.driver ? h("span", { class: "room-badge" }, t("room.driving")) : null)));
     const others = room.members.filter((m) => m.id !== this.me);
     e.handOver.hidden = !driving || others.length === 0;
     e.take.hidden = driving;
@@ -212,6 +210,7 @@ export class ReplayRoom {
     fill(e.chatLog, room.chat.map((line) => h("li", { class: line.player_id === this.me ? "chat-line mine" : "chat-line" },
       h("span", { class: "chat-name" }, line.name), ": ", line.text)));
     if (atBottom) e.chatLog.scrollTop = e.chatLog.scrollHeight;
+    this.followReview(room.review);
     const p = room.position;
     const becameDriver = driving && !this.wasDriving;
     this.wasDriving = driving;
@@ -220,8 +219,32 @@ export class ReplayRoom {
     else this.rendered();
   }
 
-  /** After each drawing of the replay: followers' step buttons off, the link's position kept
-   *  current, and the driver's position sent. */
+  /** The review the room shows: a new seat, or the same one asked for again (``asked``), and
+   *  this page's review panel reads it (review.js: the seat's stored review, its progress
+   *  followed while it is computed). The first time, only a seat other than the panel's own. */
+  followReview(review) {
+    const panel = this.page.reviewPanel;
+    if (!review || !panel) return;
+    const last = this.review;
+    this.review = { seat: review.seat, asked: review.asked };
+    if (last && last.seat === review.seat && last.asked === review.asked) return;
+    if (panel.seat !== review.seat) panel.choose(review.seat);
+    else if (last && !this.driving()) panel.load(true); // asked for again: read it again
+    else panel.lockForRoom();
+  }
+
+  /** The driver chose a seat's review, or asked for one: the room shows it to everyone. */
+  async reviewChosen(seat) {
+    if (!this.room || !this.driving()) return;
+    try {
+      this.apply((await api(this.path("/review"), { method: "POST", body: { seat } })).room);
+    } catch (error) {
+      toast(error.message, "error");
+    }
+  }
+
+  /** After each drawing of the replay: followers' step buttons (and the review's choices) off,
+   *  the link's position kept current, and the driver's position sent. */
   rendered() {
     if (!this.room) return;
     if (!this.driving()) {
@@ -229,6 +252,7 @@ export class ReplayRoom {
     } else {
       this.page.el.handSelect.disabled = false;
     }
+    if (this.page.reviewPanel) this.page.reviewPanel.lockForRoom();
     this.updateLink();
     if (this.driving()) this.send();
   }
@@ -304,7 +328,7 @@ export class ReplayRoom {
 
   copy() {
     const field = this.el.link;
-    const done = () => setText(this.el.copied, "Copied.");
+    const done = () => setText(this.el.copied, t("replay.copied"));
     if (navigator.clipboard && navigator.clipboard.writeText) {
       navigator.clipboard.writeText(field.value).then(done, () => field.select());
     } else {

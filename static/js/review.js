@@ -2,6 +2,9 @@
 // decisions, follow the job's progress over its socket, then a loss graph, the reviewed moves
 // with their marks, the better move on the cards, and n / p (or ] / [) from mistake to mistake.
 // Server side: POST/GET /api/games/{id}/review, /ws/games/{id}/review (docs/protocol.md).
+// In a shared replay room (replay_room.js) the driver's choice of seat, and their request for a
+// review, go to the room, and every member's panel shows that seat's review; a follower's
+// choices are off (they read the marks of the position the driver shows).
 // Words: the catalog's review.* (i18n.js); app.js draws the page again on a change of language.
 
 import { api, session, wsUrl } from "./api.js";
@@ -74,7 +77,7 @@ export class ReviewPanel {
   build() {
     const d = this.page.data;
     const e = (this.el = {});
-    e.seat = h("select", { id: "review-seat", onchange: () => this.choose(Number(e.seat.value)) },
+    e.seat = h("select", { id: "review-seat", onchange: () => this.pick(Number(e.seat.value)) },
       Array.from({ length: d.players }, (_, i) => h("option", { value: String(i), selected: i === this.seat }, this.page.name(i))));
     e.go = h("button", { type: "button", class: "btn primary small", id: "review-go", onclick: () => this.ask() }, t("review.go"));
     e.bar = h("progress", { id: "review-progress", max: "100", value: "0", "aria-labelledby": "review-status" });
@@ -109,8 +112,15 @@ export class ReviewPanel {
     this.closeSocket();
   }
 
+  /** The player chose a seat: in a room, its driver shows it to everyone. */
+  async pick(seat) {
+    if (this.page.room) this.page.room.reviewChosen(seat);
+    await this.choose(seat);
+  }
+
   async choose(seat) {
     this.seat = seat;
+    if (this.el && this.el.seat.value !== String(seat)) this.el.seat.value = String(seat);
     this.closeSocket();
     this.show(null);
     await this.load(false);
@@ -141,6 +151,7 @@ export class ReviewPanel {
       const row = await api(`${this.path()}${this.page.share ? `?share=${encodeURIComponent(this.page.share)}` : ""}`,
         { method: "POST", body: { seat } });
       if (seat === this.seat) this.update(row);
+      if (this.page.room) this.page.room.reviewChosen(seat); // the room's members follow it too
     } catch (error) {
       this.el.go.disabled = false;
       const words = error.status === 401 ? t("review.sign_in")
@@ -166,9 +177,10 @@ export class ReviewPanel {
   setStatus(status, words = null, progress = 0) {
     const e = this.el;
     const busy = status === "queued" || status === "running";
+    this.status = status;
     e.root.classList.toggle("reviewing", busy);
     e.bar.value = Math.round((status === "done" ? 1 : progress || 0) * 100);
-    e.go.disabled = busy || status === "done";
+    e.go.disabled = busy || status === "done" || this.following();
     e.go.hidden = status === "done";
     const pct = formatNumber(progress || 0, { style: "percent" });
     setText(e.status, words || (status === "running" ? `${statusWords("running")} ${pct}` : statusWords(status) || (status === "done" ? t("review.reviewed") : t("review.not_yet"))));
@@ -371,6 +383,26 @@ export class ReviewPanel {
     if (found < 0) return null;
     this.current = found;
     return this.decisions[found];
+  }
+
+  /** In a shared room, a member who does not drive: the seat and the request are the driver's. */
+  following() {
+    const room = this.page.room;
+    return !!room && !!room.room && !room.driving();
+  }
+
+  /** The panel's own controls on or off as the room has it (replay_room.js, after each render
+   *  and each change of driver): a follower reads the marks, the driver moves through them. */
+  lockForRoom() {
+    const e = this.el;
+    if (!e) return;
+    const off = this.following();
+    const busy = this.status === "queued" || this.status === "running";
+    e.seat.disabled = off;
+    e.go.disabled = off || busy || this.status === "done";
+    // aria-disabled, not disabled: the list stays focusable (it scrolls) and readable.
+    for (const button of e.moves.querySelectorAll(".review-move-btn")) button.setAttribute("aria-disabled", String(off));
+    if (off) e.prev.disabled = e.next.disabled = true;
   }
 
   /** Called by the replay page after each render: the note, the list and the graph follow

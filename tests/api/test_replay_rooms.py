@@ -187,16 +187,19 @@ def test_bad_input_is_refused_and_changes_nothing(client: TestClient) -> None:
         reply = client.post(f"/api/replay-rooms/{room_id}/driver", json=body, headers=a_auth)
         assert reply.status_code == 422, (body, reply.text)
     too_long = "x" * 301
-    for body in (
-        {"text": ""},
-        {"text": "   "},
-        {"text": too_long},
-        {"text": 3},
-        {"text": "a\u202eb"},
+    for body, rule in (
+        ({"text": ""}, "empty"),
+        ({"text": "   "}, "empty"),
+        ({"text": too_long}, "too_long"),
+        ({"text": 3}, None),
+        ({"text": "a\u202eb"}, "invisible"),
     ):
         reply = client.post(f"/api/replay-rooms/{room_id}/chat", json=body, headers=a_auth)
         assert reply.status_code == 422, (body, reply.text)
         assert reply.json()["detail"]
+        if rule is not None:  # one stable code, as the table's chat; the rule beside it
+            assert reply.json()["detail"]["code"] == "bad_chat", reply.text
+            assert reply.json()["detail"]["rule"] == rule, reply.text
     # A stranger (Cleo did not join) neither reads, nor drives, nor talks.
     for path, body in (
         ("position", {"hand": 0, "step": 1, "version": before["version"]}),
@@ -302,6 +305,8 @@ def test_the_chat_is_rate_limited(client: TestClient) -> None:
         for i in range(7)
     ]
     assert codes == [200] * 5 + [429] * 2
+    limited = client.post(f"/api/replay-rooms/{room_id}/chat", json={"text": "x"}, headers=a_auth)
+    assert _code(limited) == "too_many_chat" and limited.headers["Retry-After"]
     assert len(_room(client, a_auth, room_id)["chat"]) == 5
 
 
