@@ -1,7 +1,9 @@
-"""The SQL side of an event's reminders (app.notify kind ``event_soon``, sent by
-app.compete.events_runner): which events are due a reminder, and taking the sending of one
-with a compare-and-set on ``event.reminded_at``, so that however many instances poll, one
-sends it. Kept apart from app.compete.events_store, which keeps the events' results."""
+"""The SQL side of what players are told of events before they start (app.notify): who hears
+that a club's event was scheduled (``event_scheduled``, sent by the route that made it), and
+the reminder before the start (``event_soon``, sent by app.compete.events_runner): which
+events are due one, and taking the sending of one with a compare-and-set on
+``event.reminded_at``, so that however many instances poll, one sends it. Kept apart from
+app.compete.events_store, which keeps the events' results."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import sqlalchemy as sa
 from sqlmodel import col, select
 
 from app.db import Database
-from app.db.compete_models import Event, EventEntry
+from app.db.compete_models import Club, ClubMember, Event, EventEntry
 from app.db.models import as_utc
 
 
@@ -59,4 +61,25 @@ def claim_reminder(db: Database, event_id: int, now: datetime) -> dict[str, Any]
             "name": event.name,
             "starts_at": as_utc(event.starts_at),
             "players": list(players),
+        }
+
+
+def club_news(db: Database, event_id: int, maker: str) -> dict[str, Any] | None:
+    """Who hears that a club's event was just scheduled (``event_scheduled``): the club's
+    members at that moment but its maker, with the club's and the event's names. None for an
+    event open to all (nobody is told: it is listed in the lobby's events)."""
+    with db.session() as session:
+        event = session.get(Event, event_id)
+        if event is None or event.club_id is None:
+            return None
+        club = session.get(Club, event.club_id)
+        members = session.exec(
+            select(ClubMember.player_id)
+            .where(col(ClubMember.club_id) == event.club_id, col(ClubMember.player_id) != maker)
+            .order_by(col(ClubMember.player_id))
+        ).all()
+        return {
+            "club_name": club.name if club else "",
+            "event_name": event.name,
+            "players": list(members),
         }

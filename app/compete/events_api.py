@@ -14,8 +14,9 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
 from app.api.strict import StrictRoute
-from app.compete import events_store
+from app.compete import event_reminders, events_store
 from app.compete.events import EventError, EventLimits
+from app.services import Services
 from app.settings import Settings
 
 router = APIRouter(prefix="/api/events", tags=["events"], route_class=StrictRoute)
@@ -62,7 +63,7 @@ async def _run(fn: Callable[..., T], *args: Any, **kw: Any) -> T:
 async def create(
     services: ServicesDep, player: PlayerDep, body: Annotated[EventIn, Body()]
 ) -> dict[str, Any]:
-    return await _run(
+    made: dict[str, Any] = await _run(
         events_store.create_event,
         services.database,
         player.id,
@@ -77,6 +78,20 @@ async def create(
         limits=limits_of(services.settings),
         now=datetime.now(UTC),
     )
+    if made["club_id"] is not None:
+        await _tell_members(services, int(made["id"]), player.id)
+    return made
+
+
+async def _tell_members(services: Services, event_id: int, maker: str) -> None:
+    """``event_scheduled`` to the club's other members, once, after the commit (a notice that
+    could not be queued is lost, as for an invitation: the club's page lists the event)."""
+    news = await _run(event_reminders.club_news, services.database, event_id, maker)
+    if news is None:
+        return
+    data = {"event": event_id, "event_name": news["event_name"], "club_name": news["club_name"]}
+    for player_id in news["players"]:
+        await services.notifier.send(player_id, "event_scheduled", data=data)
 
 
 @router.get("")

@@ -32,6 +32,7 @@ KINDS: tuple[str, ...] = (
     "game_over",
     "invitation",
     "friend_request",
+    "event_scheduled",
     "event_soon",
     "event_started",
 )

@@ -34,6 +34,7 @@ DEFAULTS: dict[str, dict[str, bool]] = {
     "game_over": {"push": True, "email": False},
     "invitation": {"push": True, "email": False},
     "friend_request": {"push": True, "email": False},
+    "event_scheduled": {"push": True, "email": False},
     "event_soon": {"push": True, "email": True},
     "event_started": {"push": True, "email": False},
 }

@@ -22,6 +22,7 @@ PUBLIC_WORDS = {
     "result": 80,
     "event": 12,  # an event's id (its page, /?event=ID, is public to whom it is sent)
     "event_name": 40,
+    "club_name": 40,
     "minutes": 4,
 }
 
@@ -88,7 +89,7 @@ def words(notice: Notice, lang: str = DEFAULT) -> Words:
             "/",
             topic("invite", notice.table_id or ""),
         )
-    if kind in ("event_soon", "event_started"):
+    if kind in ("event_scheduled", "event_soon", "event_started"):
         return _event_words(notice, lang)
     return Words(
         translate(lang, "notify.friend.title"),
@@ -99,12 +100,21 @@ def words(notice: Notice, lang: str = DEFAULT) -> Words:
 
 
 def _event_words(notice: Notice, lang: str) -> Words:
-    """An event's reminder and its round's table: to the event's page (it names the player's
-    table; an event's table is private, its id stays out of pushes and e-mails); one topic per
-    event, so the table's notice replaces the reminder."""
+    """A club's new event, an event's reminder and its round's table: to the event's page (it
+    names the player's table; an event's table is private, its id stays out of pushes and
+    e-mails); one topic per event, so the reminder replaces the news and the table's notice
+    the reminder."""
     event = _word(notice, "event")
     name = _word(notice, "event_name") or translate(lang, "notify.an_event")
     path = f"/?event={event}" if event.isdigit() else "/"
+    if notice.kind == "event_scheduled":
+        club = _word(notice, "club_name") or translate(lang, "notify.your_club")
+        return Words(
+            translate(lang, "notify.event_scheduled.title"),
+            translate(lang, "notify.event_scheduled.body", club=club, event=name),
+            path,
+            topic("event", event),
+        )
     if notice.kind == "event_started":
         return Words(
             translate(lang, "notify.event_started.title"),

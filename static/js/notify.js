@@ -14,6 +14,7 @@ function kindWords(kind) {
     game_over: t("notifications.game_over"),
     invitation: t("notifications.invitation"),
     friend_request: t("notifications.friend_request"),
+    event_scheduled: t("notifications.event_scheduled"),
     event_soon: t("notifications.event_soon"),
     event_started: t("notifications.event_started"),
   };

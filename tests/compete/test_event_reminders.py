@@ -1,7 +1,9 @@
-"""The events' reminders (app.compete.events_runner, kinds ``event_soon`` and
-``event_started`` of app.notify) on SQLite and PostgreSQL: two runners sharing one database
-send each reminder once, not before its time, not to a player who withdrew, and tell each
-seated player once that their round's table is ready."""
+"""What players are told of events (app.compete.event_reminders and events_runner, kinds
+``event_scheduled``, ``event_soon`` and ``event_started`` of app.notify) on SQLite and
+PostgreSQL: a club's members but its maker hear of its new event; two runners sharing one
+database send each reminder once, not before its time, not to a player who withdrew, nor to one
+who registered after it went (who hears of their table like everyone), and tell each seated
+player once that their round's table is ready."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ import pytest
 import sqlalchemy as sa
 from sqlmodel import col
 
-from app.compete import event_reminders
+from app.compete import clubs, event_reminders
 from app.compete import events_store as ev
+from app.compete.clubs import ClubLimits
 from app.compete.events import EventLimits
 from app.compete.events_runner import EventRunner
 from app.db import Database
@@ -130,3 +133,53 @@ async def test_each_seated_player_hears_once_that_the_table_is_ready(people: Dat
     assert sorted(p for p, _ in started) == sorted(PLAYERS)
     assert all(d == {"event": eid, "event_name": "Friday cup"} for _, d in started)
     assert not [k for _, k, _ in told.sent if k == "event_soon"]  # started: no reminder
+
+
+async def test_who_registers_after_the_reminder_hears_of_the_table_only(people: Database) -> None:
+    """The reminder went to those registered then; a player registering afterwards (they have
+    just seen the start on the event's page) gets no reminder of their own, and hears of the
+    event again when their table is ready, like everyone seated."""
+    eid = _event(people, 5)
+    for pid in ("ann", "bob"):
+        ev.register(people, eid, pid, LIMITS)
+    told, tables = Told(), Tables()
+    first, second = _runners(people, told, 10, tables)
+    await first.step()
+    assert sorted(p for p, k, _ in told.sent if k == "event_soon") == ["ann", "bob"]
+    ev.register(people, eid, "cat", LIMITS)
+    await asyncio.gather(first.step(), second.step())
+    assert not [k for p, k, _ in told.sent if p == "cat"]
+    with people.session() as session:  # the start comes
+        session.execute(
+            sa.update(Event)
+            .where(col(Event.id) == eid)
+            .values(starts_at=utcnow() - timedelta(seconds=1))
+        )
+        session.commit()
+    await asyncio.gather(first.step(), second.step())
+    assert [k for p, k, _ in told.sent if p == "cat"] == ["event_started"]
+    assert sorted(p for p, k, _ in told.sent if k == "event_started") == ["ann", "bob", "cat"]
+    assert len(told.sent) == 5
+
+
+async def test_a_clubs_members_but_its_maker_hear_of_its_new_event(people: Database) -> None:
+    club = clubs.create_club(people, "ann", "Oak", True, ClubLimits())
+    for pid in ("bob", "cat"):
+        clubs.join(people, club["id"], pid, None, ClubLimits())
+    now = utcnow()
+    spec: dict[str, Any] = {
+        "format": "swiss",
+        "preset": "classic",
+        "rounds": 1,
+        "starts_at": now + timedelta(days=1),
+        "grace_seconds": 60,
+        "points_by_place": None,
+        "limits": LIMITS,
+        "now": now,
+    }
+    made = ev.create_event(people, "bob", name="Cup", club_id=club["id"], **spec)
+    news = event_reminders.club_news(people, made["id"], "bob")
+    assert news == {"club_name": "Oak", "event_name": "Cup", "players": ["ann", "cat"]}
+    open_one = ev.create_event(people, "bob", name="Open", club_id=None, **spec)
+    assert event_reminders.club_news(people, open_one["id"], "bob") is None
+    assert event_reminders.club_news(people, 10_000, "bob") is None

@@ -110,3 +110,25 @@ def test_an_events_reminder_and_table_in_two_languages() -> None:
     bare = words(Notice("p1", "event_soon", None, {"event": "7&x=1"}))
     assert bare.body == "Your event starts soon — your table opens at the start."
     assert bare.path == "/"
+
+
+def test_a_clubs_new_event_in_two_languages() -> None:
+    news = Notice(
+        "p1",
+        "event_scheduled",
+        None,
+        {"event": 7, "event_name": "Friday cup", "club_name": "Hearts of Oak", "seed": MARK},
+    )
+    said = words(news)
+    assert said.title == "A new event in your club"
+    assert said.body == "Hearts of Oak has scheduled Friday cup: registration is open."
+    assert said.path == "/?event=7"
+    assert (
+        words(news, "de").body == "Hearts of Oak hat Friday cup angesetzt: Die Anmeldung ist offen."
+    )
+    # the reminder, then the table's notice, replace the news on the device
+    soon = Notice("p1", "event_soon", None, {"event": 7, "minutes": 10})
+    assert said.topic == words(soon).topic
+    bare = words(Notice("p1", "event_scheduled", None, {"event": "x"}))
+    assert bare.body == "Your club has scheduled Your event: registration is open."
+    assert bare.path == "/"
