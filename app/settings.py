@@ -339,6 +339,10 @@ class Settings(BaseSettings):
     # Minutes before an event's start its registered players are reminded (app.notify
     # kind ``event_soon``, once per event; 0: no reminder).
     events_remind_minutes: int = Field(default=10, ge=0, le=1440)
+    # Arena (app/compete/arena.py): seconds a player waits for others before computers fill
+    # their table, and no table starts when fewer seconds than the last call are left.
+    events_arena_fill_seconds: int = Field(default=20, ge=0, le=600)
+    events_arena_last_call_seconds: int = Field(default=60, ge=0, le=3600)
 
     @field_validator("daily_presets")
     @classmethod

@@ -2,7 +2,7 @@
 place, the seeds of each round's deals, who leaves the standings as a no-show, and a round's
 scores turned into what each seat earns.
 
-Two formats:
+Three formats:
 
 - ``swiss``: Swiss by standings (app.compete.swiss): each round seated by the standings, a short
   last table filled by computers; a seat earns the table points of its place (configurable,
@@ -11,6 +11,9 @@ Two formats:
   for the round); each seat's result is compared with the same seat at the other tables by the
   daily challenge's matchpoints (app.compete.scoring): the seat's table points are its
   matchpoints there.
+- ``arena``: a time window instead of rounds; a player is seated again as soon as their game
+  ends and earns the table points of their place at once (app.compete.arena: who is seated
+  with whom, and when the window lets a table start).
 
 A latecomer (not at the table within the event's grace time) has a computer in their seat for
 the round and plays from the next one; a player who missed a whole round without showing up
@@ -27,7 +30,7 @@ from datetime import datetime, timedelta
 from app.compete.scoring import matchpoints
 from app.compete.swiss import Seat, table_points
 
-EVENT_FORMATS = ("swiss", "duplicate")
+EVENT_FORMATS = ("swiss", "duplicate", "arena")
 EVENT_STATES = ("registering", "running", "finished")
 HANDS_PER_ROUND = 4  # a round's table plays this many hands exactly
 
@@ -49,6 +52,8 @@ class EventLimits:
     entries_max: int = 1000  # players registered for one event
     open_events_per_player: int = 5  # events a player created that are not finished yet
     grace_seconds_max: int = 600
+    arena_minutes_min: int = 5  # an arena's time window
+    arena_minutes_max: int = 720
 
 
 def default_points(table_size: int) -> list[float]:
@@ -102,6 +107,16 @@ def check_grace(grace_seconds: int, limits: EventLimits) -> int:
     return grace_seconds
 
 
+def check_minutes(minutes: int | None, limits: EventLimits) -> int:
+    """An arena's time window, in minutes."""
+    low, high = limits.arena_minutes_min, limits.arena_minutes_max
+    if minutes is None:
+        raise EventError(422, "bad_minutes", f"give an arena's length: {low} to {high} minutes")
+    if not low <= minutes <= high:
+        raise EventError(422, "bad_minutes", f"an arena lasts {low} to {high} minutes")
+    return minutes
+
+
 def deal_seed(event_seed: str, format: str, round_no: int, table_no: int) -> int:
     """The seed a round's table deals from (a table's positive seed): one for the whole round
     in duplicate (every table the same deals in the same seats), one per table in Swiss."""
@@ -139,7 +154,7 @@ def round_results(
     ):
         raise ValueError("a score for every seat of every table")
     earned: list[list[float]]
-    if format == "swiss":
+    if format in ("swiss", "arena"):
         earned = [table_points(final, points_by_place) for final in scores]
     elif format == "duplicate":
         earned = [[0.0] * len(final) for final in scores]

@@ -5,7 +5,7 @@ code and changes nothing."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, NoReturn, TypeVar
 
 from fastapi import APIRouter, Body, HTTPException, Path, Query
@@ -14,8 +14,8 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
 from app.api.strict import StrictRoute
-from app.compete import event_reminders, events_store
-from app.compete.events import EventError, EventLimits
+from app.compete import arena_store, event_reminders, events_store
+from app.compete.events import EventError, EventLimits, check_minutes
 from app.services import Services
 from app.settings import Settings
 
@@ -34,6 +34,7 @@ class EventIn(BaseModel):
     rounds: int = Field(default=3, ge=-(2**31), le=2**31)
     starts_at: datetime = Field(strict=False)  # RFC 3339 with its offset
     grace_seconds: int = Field(default=120, ge=-(2**31), le=2**31)
+    minutes: int | None = Field(default=None, ge=-(2**31), le=2**31)  # an arena's window
     points_by_place: list[float] | None = Field(default=None, max_length=8)
     club_id: int | None = Field(default=None, ge=1, le=2**31 - 1)
 
@@ -63,6 +64,16 @@ async def _run(fn: Callable[..., T], *args: Any, **kw: Any) -> T:
 async def create(
     services: ServicesDep, player: PlayerDep, body: Annotated[EventIn, Body()]
 ) -> dict[str, Any]:
+    """An event: ``rounds`` for swiss and duplicate; an arena's time window is ``minutes``
+    from ``starts_at`` instead (its rounds are its games)."""
+    limits = limits_of(services.settings)
+    rounds, ends_at = body.rounds, None
+    if body.format == "arena":
+        try:
+            ends_at = body.starts_at + timedelta(minutes=check_minutes(body.minutes, limits))
+        except EventError as error:
+            _fail(error)
+        rounds = 1
     made: dict[str, Any] = await _run(
         events_store.create_event,
         services.database,
@@ -70,13 +81,14 @@ async def create(
         name=body.name,
         format=body.format,
         preset=body.preset,
-        rounds=body.rounds,
+        rounds=rounds,
         starts_at=body.starts_at,
         grace_seconds=body.grace_seconds,
         points_by_place=body.points_by_place,
         club_id=body.club_id,
-        limits=limits_of(services.settings),
+        limits=limits,
         now=datetime.now(UTC),
+        ends_at=ends_at,
     )
     if made["club_id"] is not None:
         await _tell_members(services, int(made["id"]), player.id)
@@ -113,15 +125,37 @@ async def listing(
 async def read(
     services: ServicesDep, event_id: EventPath, viewer: OptionalPlayerDep = None
 ) -> dict[str, Any]:
-    return await _run(
-        events_store.event_page, services.database, event_id, viewer.id if viewer else None
-    )
+    """The event and the viewer's part in it; an arena's adds the seconds left, the games
+    finished, the viewer's pause and their table now (arena_store.view)."""
+    who = viewer.id if viewer else None
+    page = await _run(events_store.event_page, services.database, event_id, who)
+    if page["format"] == "arena":
+        now = datetime.now(UTC)
+        page.update(await _run(arena_store.view, services.database, event_id, who, now))
+    return page
 
 
 @router.post("/{event_id}/register")
 async def register(services: ServicesDep, player: PlayerDep, event_id: EventPath) -> dict[str, Any]:
     limits = limits_of(services.settings)
-    await _run(events_store.register, services.database, event_id, player.id, limits)
+    now = datetime.now(UTC)  # an arena running takes players while its window is open
+    await _run(arena_store.register, services.database, event_id, player.id, limits, now)
+    return {"ok": True}
+
+
+@router.post("/{event_id}/pause")
+async def pause(services: ServicesDep, player: PlayerDep, event_id: EventPath) -> dict[str, Any]:
+    """An arena's player is not seated again (the game they play now plays on)."""
+    now = datetime.now(UTC)
+    await _run(arena_store.pause, services.database, event_id, player.id, True, now)
+    return {"ok": True}
+
+
+@router.post("/{event_id}/resume")
+async def resume(services: ServicesDep, player: PlayerDep, event_id: EventPath) -> dict[str, Any]:
+    """Back from a pause: waiting for a table from now."""
+    now = datetime.now(UTC)
+    await _run(arena_store.pause, services.database, event_id, player.id, False, now)
     return {"ok": True}
 
 

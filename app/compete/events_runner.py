@@ -28,7 +28,8 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
-from app.compete import event_reminders, events_store
+from app.compete import arena_store, event_reminders, events_store
+from app.compete.arena_runner import ArenaSteps
 from app.compete.deals import daily_options
 from app.compete.events import HANDS_PER_ROUND, deal_seed
 from app.db import Database
@@ -45,7 +46,7 @@ REMIND_MINUTES = 10  # when neither the runner nor the table service's settings 
 Notify = Callable[..., Awaitable[None]]
 
 
-class EventRunner:
+class EventRunner(ArenaSteps):
     def __init__(
         self,
         database: Database,
@@ -99,10 +100,20 @@ class EventRunner:
         db = self.database
         now = utcnow()
         await self._remind(now)
-        for event_id in await run_in_threadpool(events_store.due_to_start, db, now, 20):
-            await run_in_threadpool(events_store.start_round, db, event_id, 1)
-        for event_id, round_no in await run_in_threadpool(events_store.running_rounds, db, 100):
-            await self._look_after(event_id, round_no)
+        due = await run_in_threadpool(events_store.due_to_start, db, now, 20)
+        arenas = await run_in_threadpool(arena_store.arenas_among, db, due)
+        for event_id in due:
+            if event_id in arenas:
+                await run_in_threadpool(arena_store.start, db, event_id, now)
+            else:
+                await run_in_threadpool(events_store.start_round, db, event_id, 1)
+        running = await run_in_threadpool(events_store.running_rounds, db, 100)
+        arenas = await run_in_threadpool(arena_store.arenas_among, db, [e for e, _ in running])
+        for event_id, round_no in running:
+            if event_id in arenas:  # arena_runner.ArenaSteps
+                await self._look_after_arena(event_id)
+            else:
+                await self._look_after(event_id, round_no)
 
     async def _remind(self, now: datetime) -> None:
         """``event_soon`` to the players of the events that start within ``remind_minutes``."""
@@ -195,8 +206,15 @@ class EventRunner:
         for actor in humans.values():
             await notify(actor.player_id, "event_started", data=data)
 
-    async def _follow(self, event_id: int, round_no: int, info: dict[str, Any]) -> bool:
-        """Who came, who is late, and the scores once the game is over. True when the
+    async def _follow(
+        self,
+        event_id: int,
+        round_no: int,
+        info: dict[str, Any],
+        record: Callable[..., bool] = events_store.record_table,
+    ) -> bool:
+        """Who came, who is late, and the scores once the game is over (``record``: the
+        format's way to keep them; an arena's is arena_store.record_game). True when the
         table's scores completed the round."""
         table, _state = await self.tables.read(info["table_id"])
         db = self.database
@@ -216,9 +234,7 @@ class EventRunner:
         if table.ended is None or table.game is None:
             return False
         scores = [int(v) for v in table.game["scores"]]
-        return await run_in_threadpool(
-            events_store.record_table, db, event_id, round_no, info["table_no"], scores
-        )
+        return await run_in_threadpool(record, db, event_id, round_no, info["table_no"], scores)
 
 
 def _never_played(seat: Any) -> bool:

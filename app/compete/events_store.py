@@ -65,6 +65,7 @@ def _summary(event: Event) -> dict[str, Any]:
         "points_by_place": points_of(event.points_by_place),
         "grace_seconds": event.grace_seconds,
         "starts_at": as_utc(event.starts_at).isoformat(),
+        "ends_at": as_utc(event.ends_at).isoformat() if event.ends_at else None,  # an arena's
         "state": event.state,
         "current_round": event.current_round,
         "entries": event.entries,
@@ -85,6 +86,7 @@ def create_event(
     club_id: int | None,
     limits: EventLimits,
     now: datetime,
+    ends_at: datetime | None = None,
 ) -> dict[str, Any]:
     from app.engine import PRESETS
 
@@ -130,6 +132,7 @@ def create_event(
             grace_seconds=grace_seconds,
             seed=secrets.token_hex(16),
             starts_at=starts_at,
+            ends_at=ends_at,
             created_by=player_id,
         )
         session.add(event)

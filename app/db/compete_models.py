@@ -220,8 +220,9 @@ class ClubPost(SQLModel, table=True):
 
 
 class Event(SQLModel, table=True):
-    """An event (app.compete.events): Swiss by standings or duplicate, for a club or open to
-    all; registration until ``starts_at``, then ``rounds`` rounds at tables of ``table_size``."""
+    """An event (app.compete.events): Swiss by standings, duplicate or arena, for a club or
+    open to all; registration until ``starts_at``, then ``rounds`` rounds at tables of
+    ``table_size`` (an arena: games until ``ends_at``, each its own "round" of one table)."""
 
     __tablename__ = "event"
     __table_args__ = (sa.Index("ix_event_state_starts_at", "state", "starts_at"),)
@@ -243,6 +244,10 @@ class Event(SQLModel, table=True):
     # When the registered players were reminded that it starts soon (set once, by the one
     # instance whose compare-and-set took it; None: not yet).
     reminded_at: datetime | None = Field(
+        default=None, sa_column=sa.Column(sa.DateTime(timezone=True), nullable=True)
+    )
+    # An arena's end of the time window (None for the other formats).
+    ends_at: datetime | None = Field(
         default=None, sa_column=sa.Column(sa.DateTime(timezone=True), nullable=True)
     )
     created_by: str | None = foreign_key("player.id", ondelete="SET NULL", nullable=True)
@@ -267,6 +272,12 @@ class EventEntry(SQLModel, table=True):
     tie: int = Field(sa_type=sa.BigInteger)
     withdrawn: bool = Field(default=False)
     last_seen_round: int = Field(default=0)  # the last round they sat down in (or came late to)
+    # Arena: not seated again while paused; free since: when they last became free to sit
+    # down (the start, their last game's end, their return from a pause).
+    paused: bool = Field(default=False)
+    free_since: datetime | None = Field(
+        default=None, sa_column=sa.Column(sa.DateTime(timezone=True), nullable=True)
+    )
     registered_at: datetime = timestamp()
 
 
