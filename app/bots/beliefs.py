@@ -273,6 +273,9 @@ def probabilities(model: Model, rows: Rows) -> dict[int, dict[int, float]]:
     return out
 
 
+_Plan = tuple[list[int], list[int], list[list[list[tuple[int, int, float]]]]]
+
+
 class Beliefs:
     """The model's view of one decision (built once), and deals drawn from it.
 
@@ -295,43 +298,64 @@ class Beliefs:
             for c, ps in self.probs.items()
             if not any(m >> c & 1 for m in k.known.values())
         }
+        self._cached: _Plan | None = None
 
-    def draw(self, rng: random.Random) -> list[int]:
-        """A deal of the unseen cards respecting every hard fact, drawn by the model's odds."""
+    def _plan(self) -> _Plan:
+        """What every draw shares: the deal's fixed part, the room per holder, and the free cards
+        grouped by how many holders can take them (fewest first), each with (holder, bit, odds)."""
         k = self.k
         prep = k._prep
         if prep is None:
             prep = k._prep = k._prepare()
         base, cap, cards, allowed_of, _slots = prep
-        odds = self.odds
+        room = [0] * len(base)
+        for h, v in cap.items():
+            room[h] = v
+        groups: dict[int, list[list[tuple[int, int, float]]]] = {}
+        for c in cards:
+            oc = self.odds.get(c, {})
+            opts = [(h, 1 << c, oc.get(h, 1.0)) for h in allowed_of[c]]
+            groups.setdefault(len(opts), []).append(opts)
+        plan = [g for _n, g in sorted(groups.items())]
+        return base, room, plan
+
+    def draw(self, rng: random.Random) -> list[int]:
+        """A deal of the unseen cards respecting every hard fact, drawn by the model's odds: the
+        most constrained cards first (in random order among equals), each to a holder with room
+        in proportion to its room times the model's odds."""
+        if self._cached is None:
+            self._cached = self._plan()
+        base, room, plan = self._cached
+        rnd = rng.random
         for _attempt in range(30):
-            left = dict(cap)
-            got = dict.fromkeys(cap, 0)
-            order = cards[:]
-            rng.shuffle(order)
-            order.sort(key=lambda c: len(allowed_of[c]))
+            left = room[:]
+            out = base[:]
             ok = True
-            for c in order:
-                oc = odds.get(c, {})
-                opts = allowed_of[c]
-                ws = [left[h] * oc.get(h, 1.0) if left[h] else 0.0 for h in opts]
-                total = sum(ws)
-                if total <= 0:
-                    ok = False
+            for group in plan:
+                order = group[:]
+                rng.shuffle(order)
+                for opts in order:
+                    total = 0.0
+                    for h, _b, o in opts:
+                        total += left[h] * o
+                    if total <= 0:
+                        ok = False
+                        break
+                    r = rnd() * total
+                    pick = -1
+                    bit = 0
+                    for h, b, o in opts:
+                        w = left[h] * o
+                        if w > 0:
+                            pick, bit = h, b
+                            r -= w
+                            if r < 0:
+                                break
+                    left[pick] -= 1
+                    out[pick] |= bit
+                if not ok:
                     break
-                r = rng.random() * total
-                pick = opts[-1]
-                for h, wt in zip(opts, ws, strict=True):
-                    if wt > 0:
-                        pick = h
-                        r -= wt
-                        if r < 0:
-                            break
-                left[pick] -= 1
-                got[pick] |= 1 << c
             if ok:
-                out = base[:]
-                for h, m in got.items():
-                    out[h] |= m
                 return out
+        k = self.k
         return k.sample(rng)
