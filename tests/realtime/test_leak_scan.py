@@ -74,13 +74,19 @@ async def poll(
             url = route.format(**{**context, "game": game_id})
             answer = await http.get(url)
             assert answer.status_code < 500, (url, answer.status_code, answer.text)
-            answers.append((url, answer.content))
+            answers.append((f"GET {url}", answer.content))
             if "{game}" not in route:
                 break
+    # A shared replay room (app/api/replay_rooms.py) opens only for an ended game: asked for
+    # the game in play (or an id never used) it is refused, and the refusal is scanned too.
+    for game_id in context["games"].split(","):
+        answer = await http.post("/api/replay-rooms", json={"game_id": int(game_id)})
+        assert answer.status_code in (404, 409), (game_id, answer.status_code, answer.text)
+        answers.append((f"POST /api/replay-rooms {game_id}", answer.content))
     last = len(await moves())
     scanner.game.extend(await moves())
-    for url, body in answers:
-        scanner.check(f"GET {url}", body, first, last)
+    for what, body in answers:
+        scanner.check(what, body, first, last)
 
 
 async def stored_hands(database_url: str) -> int:
