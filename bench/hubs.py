@@ -57,6 +57,8 @@ async def run(instances: int, tables: int, redis_url: str) -> tuple[int, float, 
             hand_pause_ms=0,
             bot_workers=0,
             log_level="warning",
+            max_tables_per_host=0,  # one bench player hosts every table
+            max_tables_per_address=0,
         )
         services.append(await start_services(settings))
     todo: asyncio.Queue[tuple[Services, str, int, dict[str, Any]]] = asyncio.Queue()

@@ -168,10 +168,7 @@ async def test_a_notice_of_a_version_seen_but_committed_later_resyncs_the_hub() 
     hub = TableHub(cast(Any, type("Hubs", (), {"fanout": None})()), "t1")
 
     def queued() -> list[Any]:
-        out = []
-        while not hub._notes.empty():
-            out.append(hub._notes.get_nowait())
-        return out
+        return _queued(hub)
 
     def notice(v: int, t: float) -> bytes:
         return orjson.dumps({"v": v, "s": 1, "events": [{"kind": "chat", "t": 9e12}], "t": t})
@@ -239,3 +236,154 @@ async def test_a_join_that_reads_a_newer_version_does_not_keep_it_from_the_other
     assert [m["version"] for m in states] == [2], sent["p0"]
     assert states[0]["events"] == [{"kind": "started", "v": 2}]
     assert [m["type"] for m in sent["watcher"]] == ["state"]
+
+
+def _queued(hub: TableHub) -> list[Any]:
+    """What the hub's queue holds, emptied."""
+    out = []
+    while not hub._notes.empty():
+        out.append(hub._notes.get_nowait())
+    return out
+
+
+def _notice(v: int, t: float, state: bytes | None = None) -> bytes:
+    note = orjson.dumps({"v": v, "s": 1, "events": [], "t": t})
+    return note if state is None else note + b"\n" + state
+
+
+async def test_a_notice_carrying_its_state_queues_it_once_in_version_order() -> None:
+    """The state a notice carries goes with it into the queue (the hub builds its views from
+    it); a duplicate, this instance's own commit coming back, an older version and a version
+    seen already but committed later (an older writer after a failover) queue no state."""
+    hub = TableHub(cast(Any, type("Hubs", (), {"fanout": None})()), "t1")
+
+    def queued() -> list[Any]:
+        return _queued(hub)
+
+    hub.on_message("c", _notice(1, 1000.0, b"\x01state one\n\x00with newlines"))
+    hub.on_message("c", _notice(1, 1000.0, b"\x01state one\n\x00with newlines"))  # again
+    hub.on_message("c", _notice(3, 1002.0, b"\x01state three"))  # 2 was lost: a gap
+    hub.on_message("c", _notice(2, 1001.0, b"\x01state two"))  # late, out of order
+    hub.committed_here({"v": 4, "s": 1, "events": [], "t": 1003.0})
+    hub.on_message("c", _notice(4, 1003.0, b"\x01state four"))  # its echo
+    assert [(n.get("v"), n.get("stored")) for n in queued()] == [
+        (1, b"\x01state one\n\x00with newlines"),
+        (3, b"\x01state three"),
+        (4, None),
+    ]
+    # The table went back (a failover to a replica behind): another writer's version 4,
+    # committed later, carries a state that is not the one seen: a resync (a read), not it.
+    hub.on_message("c", _notice(4, 9000.0, b"\x01another state four"))
+    assert queued() == [{"resync": True}]
+
+
+async def test_a_notice_with_its_state_builds_the_views_without_a_read_or_after_one() -> None:
+    """The carried state is handed to the service's cache, then the views are built as ever
+    (``push_state``); a state the service refuses costs a read, never the views."""
+    from app import engine
+    from app.tables.model import Seat, Table
+
+    state = engine.new_game(engine.make_rules("classic"), 3)
+    seats = [Seat(kind="human", player_id=f"p{i}", name=f"P{i}") for i in range(4)]
+    table = Table("t1", "classic", {}, 4, False, None, "p0", seats, 0, 0.0, status="playing")
+    calls: list[Any] = []
+
+    class Service:
+        refuse = False
+
+        def clock(self) -> float:
+            return 0.0
+
+        def accept(self, table_id: str, version: int, stored: bytes) -> None:
+            calls.append(("accept", version, stored))
+            if self.refuse:
+                raise ValueError("does not decode")
+
+        async def read(self, table_id: str, at_least: int | None = None) -> tuple[Any, Any]:
+            calls.append(("read", at_least))
+            table.version = at_least or 0
+            return table, state
+
+    service = Service()
+    hub = TableHub(cast(Any, type("Hubs", (), {"service": service, "delivered": None})()), "t1")
+    sent: list[dict[str, Any]] = []
+    conn = Connection(lambda _text: asyncio.sleep(0), "p1", "p1")
+    conn.send = lambda msg: sent.append(orjson.loads(msg))  # type: ignore[method-assign,assignment]
+    hub.conns.add(conn)
+    await hub._handle({"v": 5, "s": 1, "events": [], "stored": b"\x01five"})
+    service.refuse = True
+    await hub._handle({"v": 6, "s": 1, "events": [], "stored": b"\x01six"})
+    await hub._handle({"v": 7, "s": 1, "events": []})  # no state carried
+    assert calls == [
+        ("accept", 5, b"\x01five"),
+        ("read", 5),
+        ("accept", 6, b"\x01six"),
+        ("read", 6),
+        ("read", 7),
+    ]
+    assert [(m["version"], m["seat"]) for m in sent] == [(5, 1), (6, 1), (7, 1)]
+
+
+async def test_two_instances_the_listening_one_builds_its_views_without_reading(
+    redis_client: Any, namespace: str
+) -> None:
+    """A table's sockets on two instances (stand-in, real Redis, Cluster): each change one
+    commits reaches the other's sockets as the views of what Redis holds, in version order,
+    and the other instance never reads the table for them: the notice carried the state."""
+    import random
+
+    from app import engine
+    from app.realtime.hub import Hubs
+    from app.store import Fanout, keys
+    from tests.tables.test_service import make_service
+    from tests.tables.test_writer import PLAYERS, count_loads, play_one, playing_table
+
+    instances = []
+    for name in ("a", "b"):
+        service, _ = make_service(redis_client, namespace)
+        fanout = Fanout(redis_client, keys.instance_channel(namespace, name))
+        await fanout.start()
+        instances.append((service, fanout, Hubs(service, fanout, service.store)))
+    (writer, _, hubs_a), (other, _, hubs_b) = instances
+    sent: dict[int, list[dict[str, Any]]] = {seat: [] for seat in range(4)}
+
+    def socket(seat: int) -> Connection:
+        async def send_text(text: str) -> None:
+            sent[seat].append(orjson.loads(text))
+
+        conn = Connection(send_text, PLAYERS[seat].player_id, PLAYERS[seat].player_id)
+        conn.start()
+        return conn
+
+    try:
+        table_id = await playing_table(writer)
+        for seat in range(4):  # seats 0 and 2 here, 1 and 3 on the other instance
+            await (hubs_a if seat % 2 == 0 else hubs_b).join(table_id, socket(seat), None)
+        for _ in range(300):  # both instances' SSUBSCRIBEs are on their way
+            reply = await redis_client.execute_command(
+                "PUBSUB", "SHARDNUMSUB", keys.channel(table_id)
+            )
+            count = reply[0][1] if isinstance(reply[0], list | tuple) else reply[-1]
+            if int(count) == 2:
+                break
+            await asyncio.sleep(0.01)
+        reads = count_loads(other)
+        rng = random.Random(11)
+        for n in range(12):
+            await play_one(writer, table_id, rng, n)
+        final, state = await writer.read(table_id)
+        assert state is not None
+        for _ in range(500):
+            if all(sent[s] and sent[s][-1].get("version") == final.version for s in (1, 3)):
+                break
+            await asyncio.sleep(0.01)
+        assert reads == [0]
+        for seat in (1, 3):
+            versions = [m["version"] for m in sent[seat] if m["type"] == "state"]
+            assert versions == sorted(set(versions)) and versions[-1] == final.version
+            last = sent[seat][-1]
+            assert last["seat"] == seat and last["view"] == engine.view(state, seat, True)
+    finally:
+        for _service, fanout, hubs in instances:
+            await hubs.close()
+            await fanout.stop()

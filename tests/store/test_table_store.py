@@ -254,3 +254,58 @@ async def test_the_shards_that_get_more_take_turns(
         favoured.append({k for k in set(shards) if shards.count(k) == 2})
     assert len(favoured[0]) == len(favoured[1]) == 10
     assert not favoured[0] & favoured[1]
+
+
+async def test_the_notice_carries_the_stored_state_only_when_another_instance_listens(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """``share_state`` names how many of the channel's subscribers are the committing
+    instance's own: the notice carries the stored state (as ``load`` decodes it) when some
+    other subscriber listens and the commit wrote the state; never for a chat (no state
+    written) or when nobody else listens, and never without ``share_state``."""
+    from app.store.codec import decode_state, split_notice
+
+    store = TableStore(redis_client, namespace=namespace)
+    fanout = Fanout(redis_client, keys.instance_channel(namespace, "other"))
+    await fanout.start()
+    got: list[bytes] = []
+    tid = new_id()
+    state = orjson.dumps({"hands": list(range(40)), "seats": ["open"] * 4}) * 4
+    try:
+        await fanout.subscribe(keys.channel(tid), lambda _ch, data: got.append(data))
+        for _ in range(300):  # the SSUBSCRIBE is on its way
+            reply = await redis_client.execute_command(  # type: ignore[no-untyped-call]
+                "PUBSUB", "SHARDNUMSUB", keys.channel(tid)
+            )
+            if int(reply[-1] if not isinstance(reply[0], list | tuple) else reply[0][1]) == 1:
+                break
+            await asyncio.sleep(0.01)
+        commits = [
+            (state, b'{"v":1}', 0),  # one listener, not this instance: shared
+            (state, b'{"v":2}', 1),  # the one listener is this instance's own: not shared
+            (None, b'{"v":3}', 0),  # a chat: no state written, none shared
+            (state, b'{"v":4}', None),  # not asked
+            (state + b" ", b'{"v":5}', 0),
+        ]
+        for version, (blob, message, share) in enumerate(commits):
+            done = await store.commit(
+                tid,
+                expected_version=version,
+                blob=blob,
+                message=message,
+                ttl_seconds=60,
+                share_state=share,
+            )
+            assert done.ok
+        for _ in range(300):
+            if len(got) == len(commits):
+                break
+            await asyncio.sleep(0.01)
+        notices = [split_notice(data) for data in got]
+        assert [head for head, _ in notices] == [m for _, m, _ in commits]
+        carried = [None if s is None else decode_state(s) for _, s in notices]
+        assert carried == [state, None, None, None, state + b" "]
+        loaded = await store.load(tid)
+        assert loaded is not None and loaded.blob == carried[-1]
+    finally:
+        await fanout.stop()
