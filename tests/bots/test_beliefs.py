@@ -120,3 +120,13 @@ def test_classic_uses_the_model_unless_switched_off(monkeypatch: pytest.MonkeyPa
     assert inference.Plausibility(ks[0]).beliefs is not None
     monkeypatch.setattr(inference, "BELIEFS", False)
     assert inference.Plausibility(ks[0]).beliefs is None
+
+
+def test_the_beliefs_read_the_view_only() -> None:
+    """The model's inputs come from a seat's view (``Knowledge``), never from a game state."""
+    import inspect
+
+    from app.bots import beliefs
+
+    assert "GameState" not in inspect.getsource(beliefs)
+    assert "app.engine.state" not in inspect.getsource(beliefs)
