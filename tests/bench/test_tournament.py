@@ -117,3 +117,27 @@ def test_compact_refuses_to_overwrite_its_input(
 def test_deal_ranges_name_the_gaps() -> None:
     assert tournament._ranges([0, 1, 2, 5, 6, 9]) == "0-2, 5-6, 9"
     assert tournament._ranges([4]) == "4"
+
+
+def test_tested_settings_apply_to_the_tested_seat_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--tested-set: a setting changed around the tested player's decisions only, and restored
+    (a paired comparison of two versions of one level on the same deals)."""
+    from app.bots import inference
+
+    seen: list[tuple[int, bool]] = []
+    real = tournament.choose_move
+
+    def recording(level: str, v: dict[str, object], **kw: object) -> dict[str, object]:
+        seen.append((int(v["seat"]), inference.BELIEFS))  # type: ignore[call-overload]
+        return real(level, v, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tournament, "choose_move", recording)
+    monkeypatch.setattr(tournament, "TESTED_SET", [tournament._knob("inference.BELIEFS=false")])
+    assert inference.BELIEFS is True
+    tournament.play_hand("classic", 5, ["standard"] * 4, [None] * 4, 2, None)
+    assert {b for s, b in seen if s == 2} == {False}
+    assert {b for s, b in seen if s != 2} == {True}
+    assert inference.BELIEFS is True
+    seen.clear()
+    tournament.play_hand("classic", 5, ["standard"] * 4, [None] * 4, -1, None)  # the baseline
+    assert {b for _s, b in seen} == {True}
