@@ -1,6 +1,6 @@
-"""Game reviews as jobs (issue 16): who may ask, the hourly limit, computed once and shared,
-progress over the socket, a leak scan over all they return, and a review finished by another
-instance after the one computing it was killed."""
+"""Game reviews as jobs: who may ask, the hourly limit, computed once and shared, progress
+over the socket, a leak scan over all they return (and over a shared replay room showing
+them), and a review finished by another instance after the one computing it was killed."""
 
 from __future__ import annotations
 
@@ -357,6 +357,20 @@ def test_nothing_returned_names_a_card_the_seat_could_not_know(
             assert str(SEED).encode() not in raw_body
             listing = client.get(f"/api/games/{game_id}/review")
             scanner.check_no_cards("the list of reviews", listing.content)
+            # A shared replay room showing this review (app/api/replay_rooms.py) carries the
+            # seat only: every page reads the review above itself; nothing of it is in the room.
+            room = client.post(
+                "/api/replay-rooms", json={"game_id": game_id, "review_seat": seat}, headers=auth
+            )
+            assert room.status_code == 201, room.text
+            chose = client.post(
+                f"/api/replay-rooms/{room.json()['room']['id']}/review",
+                json={"seat": seat},
+                headers=auth,
+            )
+            assert chose.json()["room"]["review"] == {"seat": seat, "asked": 1}, chose.text
+            for answer in (room, chose):
+                scanner.check_no_cards("a replay room showing the review", answer.content)
         assert scanned >= players
 
 
