@@ -1,6 +1,6 @@
-"""app/api/replay_rooms.py: shared replay rooms (issue 31) on the in-process server: open,
-join (the replay's access rule), drive with compare-and-set, hand over, chat, long-poll; every
-refusal a clear 4xx that changes nothing."""
+"""app/api/replay_rooms.py: shared replay rooms on the in-process server: open, join (the
+replay's access rule), drive with compare-and-set, hand over, the review's seat, chat,
+long-poll; every refusal a clear 4xx that changes nothing; no answer names a card."""
 
 from __future__ import annotations
 

@@ -82,6 +82,7 @@ def test_two_players_go_over_a_game_and_its_review_together(
         # page's address and the copy field hold its link.
         opener = page.locator(".center-panel.game-over #open-room")
         opener.wait_for(timeout=20_000)
+        snap(page, None, f"{tag}-game-over")
         check_page(page, "game-over-room")
         opener.click()
         _until_status(page, "You drive")
