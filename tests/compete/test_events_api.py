@@ -134,3 +134,46 @@ def test_events_over_http(tmp_path: Path) -> None:
     for seed in seeds:
         assert all(seed not in text for text in seen)
     assert ann_id and bob_id
+
+
+def test_an_arena_over_http(tmp_path: Path) -> None:
+    """An arena: its window in minutes (bad lengths refused, nothing made), its end shown,
+    pause and come back (an arena's players only), the page's time left and games."""
+    settings = load_settings(
+        database_url=f"sqlite:///{tmp_path}/arena.sqlite3",
+        redis_url="memory://",
+        secret_key="events-test-secret-key",
+        bot_workers=0,
+    )
+    app = create_app(settings)
+    starts = datetime.now(UTC) + timedelta(hours=2)
+    with TestClient(app) as client:
+        ann, _ = _guest(client, "Ann")
+        bob, _ = _guest(client, "Bob")
+        spec = {"name": "Hourly", "format": "arena", "starts_at": starts.isoformat()}
+        for minutes in (None, 4, 721, 0):
+            r = client.post("/api/events", json={**spec, "minutes": minutes}, headers=ann)
+            assert r.status_code == 422 and _code(r) == "bad_minutes", r.text
+        assert client.get("/api/events").json()["events"] == []  # nothing made
+        r = client.post("/api/events", json={**spec, "minutes": 60}, headers=ann)
+        assert r.status_code == 201, r.text
+        arena = r.json()
+        assert arena["format"] == "arena"
+        assert arena["ends_at"] == (starts + timedelta(minutes=60)).isoformat()
+        eid = arena["id"]
+        assert client.post(f"/api/events/{eid}/register", headers=ann).status_code == 200
+        r = client.post(f"/api/events/{eid}/pause", headers=bob)
+        assert r.status_code == 409 and _code(r) == "not_registered"
+        assert client.post(f"/api/events/{eid}/pause", headers=ann).status_code == 200
+        page = client.get(f"/api/events/{eid}", headers=ann).json()
+        assert page["paused"] and page["my_table"] is None and page["games"] == 0
+        assert 3600 + 7100 <= page["seconds_left"] <= 3600 + 7200
+        assert client.post(f"/api/events/{eid}/resume", headers=ann).status_code == 200
+        assert not client.get(f"/api/events/{eid}", headers=ann).json()["paused"]
+        swiss = client.post(
+            "/api/events", json={"name": "Swiss", "starts_at": starts.isoformat()}, headers=ann
+        ).json()
+        assert swiss["ends_at"] is None
+        r = client.post(f"/api/events/{swiss['id']}/pause", headers=ann)
+        assert r.status_code == 409 and _code(r) == "not_arena"
+        assert "paused" not in client.get(f"/api/events/{swiss['id']}").json()
