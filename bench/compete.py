@@ -10,8 +10,14 @@ the middle (keyset: ``WHERE (percent, id) < cursor`` along the index), the month
 and one player's summary (their deals' matchpoints from the score counts). The background
 recompute of the day's percentages (every result read once) is timed at its own, smaller sizes.
 
+The same databases hold an event of as many players (app.compete.events_store: its entries
+after three rounds, as the scheduler leaves them), and it times a page of its standings, the
+first and one from the middle (keyset along the standings index).
+
 ``--swiss N`` also times seating a Swiss round of N players by standings
-(app.compete.swiss.seat_round, tables of 4) and adding a round's results to the standings.
+(app.compete.swiss.seat_round, tables of 4) and adding a round's results to the standings;
+``--seat N`` times the scheduler's own step on the database (events_store.start_round: the
+compare-and-set, the entries read, the seating, its N seats written), once per size.
 """
 
 from __future__ import annotations
@@ -30,11 +36,19 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import col
 
-from app.compete import store
+from app.compete import event_standings, events_store, store
 from app.compete.scoring import total
-from app.compete.swiss import Standing, after_round, seat_round
+from app.compete.swiss import Standing, after_round, seat_round, tie_break
 from app.db import Database, make_database, upgrade_to_head
-from app.db.compete_models import DailyAttempt, DailyBoard, DailyMonth, DailyResult, DailyScoreCount
+from app.db.compete_models import (
+    DailyAttempt,
+    DailyBoard,
+    DailyMonth,
+    DailyResult,
+    DailyScoreCount,
+    Event,
+    EventEntry,
+)
 from app.db.models import Player, utcnow
 
 DAY = date(2026, 11, 27)
@@ -174,6 +188,73 @@ def fill(db: Database, players: int, seed: int = 1) -> None:
         session.commit()
 
 
+def fill_event(db: Database, players: int, seed: int = 2) -> int:
+    """An event of the ``players`` written by ``fill`` after three rounds of 6/4/2/0 (random
+    places and points), running, its round 3 over: its id."""
+    rng = random.Random(seed)
+    now = utcnow()
+    with db.session() as session:
+        event = Event(
+            name="Bench",
+            format="swiss",
+            preset="classic",
+            rounds=4,
+            table_size=4,
+            points_by_place="6,4,2,0",
+            grace_seconds=60,
+            seed="bench",
+            state="running",
+            current_round=3,
+            entries=players,
+            starts_at=now,
+        )
+        session.add(event)
+        session.commit()
+        session.refresh(event)
+        assert event.id is not None
+        event_id = event.id
+        rows = []
+        for i in range(players):
+            pid = f"p{i:08d}"
+            rows.append(
+                {
+                    "event_id": event_id,
+                    "player_id": pid,
+                    "table_points": float(sum(rng.choice((6, 4, 2, 0)) for _ in range(3))),
+                    "game_points": rng.randrange(79),
+                    "rounds": 3,
+                    "tie": tie_break("bench", pid) >> 1,
+                    "withdrawn": False,
+                    "last_seen_round": 3,
+                    "registered_at": now,
+                }
+            )
+        session.connection().execute(sa.insert(EventEntry), rows)
+        session.commit()
+    if not db.is_sqlite:  # the planner's statistics, as autovacuum would gather them
+        with db.engine.connect() as connection:
+            connection.execution_options(isolation_level="AUTOCOMMIT").execute(sa.text("ANALYZE"))
+    return event_id
+
+
+def standings_cursor(db: Database, event_id: int, place: int) -> str:
+    """The cursor of the page after ``place`` players, as event_standings.standings gives it."""
+    with db.session() as session:
+        e = session.exec(
+            sa.select(EventEntry)  # type: ignore[call-overload]
+            .where(col(EventEntry.event_id) == event_id)
+            .order_by(
+                col(EventEntry.table_points).desc(),
+                col(EventEntry.game_points),
+                col(EventEntry.tie),
+                col(EventEntry.player_id),
+            )
+            .offset(place - 1)
+            .limit(1)
+        ).one()[0]
+    return f"{place}_{e.table_points!r}_{e.game_points}_{e.tie}_{e.player_id}"
+
+
 def measure(step: Callable[[], Any], runs: int = RUNS) -> tuple[float, float]:
     walls, cpus = [], []
     for _ in range(runs):
@@ -199,11 +280,19 @@ def reads(db: Database, players: int) -> dict[str, tuple[float, float]]:
         if row is not None:
             middle_after = (float(row[0]), int(row[1]))
     some = players // 3 + 1
+    event_id = fill_event(db, players)
+    middle = standings_cursor(db, event_id, players // 2)
     return {
         "day, first page": measure(lambda: store.day_page(db, DAY, "classic", None, 20)),
         "day, middle page": measure(lambda: store.day_page(db, DAY, "classic", middle_after, 20)),
         "month, first page": measure(lambda: store.month_page(db, "2026-11", "classic", None, 20)),
         "one player's summary": measure(lambda: store.attempt_summary(db, some)),
+        "event standings, first": measure(
+            lambda: event_standings.standings(db, event_id, None, None, 50)
+        ),
+        "event standings, middle": measure(
+            lambda: event_standings.standings(db, event_id, None, middle, 50)
+        ),
     } | ({} if first else {"(empty)": (0.0, 0.0)})
 
 
@@ -225,12 +314,26 @@ def swiss(players: int) -> None:
     )
 
 
+def seat(db: Database, players: int) -> None:
+    """The scheduler seating round 4 of an event of ``players`` on the database, once."""
+    event_id = fill_event(db, players)
+    wall, cpu = time.perf_counter(), time.process_time()
+    tables = events_store.start_round(db, event_id, 4)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    assert tables is not None and sum(len(t) for t in tables) >= players
+    print(
+        f"events_store.start_round, {players:,} players ({len(tables):,} tables): "
+        f"{wall * 1000:.0f} ms wall / {cpu * 1000:.0f} ms CPU"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, nargs="*", default=[100, 100_000])
     parser.add_argument("--refresh-players", type=int, nargs="*", default=[1000, 10_000])
     parser.add_argument("--database", default="sqlite", help="sqlite, or a PostgreSQL URL")
     parser.add_argument("--swiss", type=int, nargs="*", default=[10_000])
+    parser.add_argument("--seat", type=int, nargs="*", default=[10_000])
     args = parser.parse_args()
     for players in args.swiss:
         swiss(players)
@@ -247,6 +350,13 @@ def main() -> None:
                 fill(db, players)
                 print(f"{players:>7} players written in {time.perf_counter() - started:.1f} s")
                 table[players] = reads(db, players)
+            finally:
+                drop()
+        for players in args.seat:
+            db, drop = _database(args.database, Path(folder))
+            try:
+                fill(db, players)
+                seat(db, players)
             finally:
                 drop()
         names = list(next(iter(table.values()))) if table else []

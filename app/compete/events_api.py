@@ -14,7 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
 from app.api.strict import StrictRoute
-from app.compete import arena_store, event_reminders, events_store
+from app.compete import arena_store, event_reminders, event_standings, events_store
 from app.compete.events import EventError, EventLimits, check_minutes
 from app.services import Services
 from app.settings import Settings
@@ -170,12 +170,12 @@ async def standings(
     services: ServicesDep,
     event_id: EventPath,
     cursor: Annotated[str | None, Query(max_length=120)] = None,
-    limit: Annotated[int, Query(ge=1, le=events_store.PAGE_MAX)] = 50,
+    limit: Annotated[int, Query(ge=1, le=event_standings.PAGE_MAX)] = 50,
     viewer: OptionalPlayerDep = None,
 ) -> dict[str, Any]:
     """A page of the standings, best first; ``next`` is the cursor of the page after."""
     return await _run(
-        events_store.standings,
+        event_standings.standings,
         services.database,
         event_id,
         viewer.id if viewer else None,

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import select
 
-from app.compete import events_store
+from app.compete import event_standings, events_store
 from app.compete.events import EventLimits
 from app.compete.events_runner import EventRunner
 from app.compete.swiss import Standing, after_round, order
@@ -172,5 +172,5 @@ async def test_a_round_whose_last_scores_went_in_is_followed_by_the_next(
     tables.end("T2", [1, 2, 3, 20])
     await runner.step()
     assert events_store.event_page(database, eid, None)["state"] == "finished"
-    lines = events_store.standings(database, eid, None, None, 10)["lines"]
+    lines = event_standings.standings(database, eid, None, None, 10)["lines"]
     assert [x["rounds"] for x in lines] == [2] * 4

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from app.compete import clubs
+from app.compete import clubs, event_standings
 from app.compete import events_store as ev
 from app.compete.clubs import ClubLimits
 from app.compete.events import EventError, EventLimits
@@ -107,7 +107,7 @@ def test_a_club_event_is_its_members_only(people: Database) -> None:
     assert _code(ev.event_page, people, eid, "out") == "unknown_event"
     assert _code(ev.event_page, people, eid, None) == "unknown_event"
     assert _code(ev.register, people, eid, "out", LIMITS) == "unknown_event"
-    assert _code(ev.standings, people, eid, "out", None, 10) == "unknown_event"
+    assert _code(event_standings.standings, people, eid, "out", None, 10) == "unknown_event"
     ev.register(people, eid, "bob", LIMITS)
     assert ev.event_page(people, eid, "bob")["registered"] is True
     assert _code(ev.register, people, eid, "bob", LIMITS) == "already_registered"
@@ -164,7 +164,7 @@ def test_a_swiss_event_of_nine_over_three_rounds(people: Database) -> None:
         model = after_round(model, tables, scores, [6, 4, 2, 0])
     assert ev.event_page(people, eid, None)["state"] == "finished"
     assert ev.start_round(people, eid, 4) is None
-    lines = ev.standings(people, eid, None, None, 100)["lines"]
+    lines = event_standings.standings(people, eid, None, None, 100)["lines"]
     want = order(model.values(), seed)
     assert [(x["player_id"], x["table_points"], x["game_points"], x["rounds"]) for x in lines] == [
         (s.player_id, s.table_points, s.game_points, 3) for s in want
@@ -203,7 +203,7 @@ def test_a_latecomer_plays_on_and_a_no_show_leaves(people: Database) -> None:
     assert late_one in seated2 and never not in seated2
     assert len(seated2) == 7 and sum(t.count(None) for t in tables2) == 1
     assert _entries(people, eid)[never].withdrawn
-    lines = ev.standings(people, eid, None, None, 100)["lines"]
+    lines = event_standings.standings(people, eid, None, None, 100)["lines"]
     assert never not in {x["player_id"] for x in lines} and len(lines) == 7
     # a player who withdraws mid-event leaves the standings and is seated no more
     ev.withdraw(people, eid, late_one)
@@ -246,18 +246,18 @@ def test_standings_pages(people: Database) -> None:
     tables = ev.start_round(people, eid, 1)
     assert tables is not None
     _play_round(people, eid, 1, tables)
-    whole = ev.standings(people, eid, None, None, 100)["lines"]
+    whole = event_standings.standings(people, eid, None, None, 100)["lines"]
     paged: list[dict[str, Any]] = []
     cursor = None
     while True:
-        page = ev.standings(people, eid, None, cursor, 2)
+        page = event_standings.standings(people, eid, None, cursor, 2)
         paged += page["lines"]
         cursor = page["next"]
         if cursor is None:
             break
     assert paged == whole and len(whole) == 9
     for bad in ("x", "1_a_2_3_p", "-1_1.0_2_3_p"):
-        assert _code(ev.standings, people, eid, None, bad, 2) == "bad_cursor"
+        assert _code(event_standings.standings, people, eid, None, bad, 2) == "bad_cursor"
 
 
 def test_tables_of_a_round_are_kept(people: Database) -> None:
