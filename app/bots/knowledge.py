@@ -217,6 +217,7 @@ class Knowledge:
                 known[to] = rest
         self.known = known
         self._prep: _Prep | None = None
+        self._fast: _Greedy | None = None
 
     def _infer(
         self,
@@ -256,15 +257,18 @@ class Knowledge:
         if prep is None:
             prep = self._prep = self._prepare()
         base, cap, cards, allowed_of, slots = prep
+        fast = self._fast
+        if fast is None:
+            fast = self._fast = _Greedy(cards, allowed_of, cap)
         out = base[:]
         for _attempt in range(30):
-            res = self._greedy(cards, allowed_of, cap, rng)
+            res = fast.deal(rng)
             if res is not None:
                 break
         else:
-            res = self._greedy(cards, {c: slots for c in cards}, cap, rng)
+            res = _Greedy(cards, {c: slots for c in cards}, cap).deal(rng)
             assert res is not None
-        for h, mm in res.items():
+        for h, mm in res:
             out[h] |= mm
         return out
 
@@ -291,39 +295,6 @@ class Knowledge:
             allowed_of[c] = [h for h in slots if not self.void[h] >> c & 1]
         return out, cap, cards, allowed_of, slots
 
-    @staticmethod
-    def _greedy(
-        cards: list[int],
-        allowed_of: dict[int, list[int]],
-        cap: dict[int, int],
-        rng: random.Random,
-    ) -> dict[int, int] | None:
-        left = dict(cap)
-        got = dict.fromkeys(cap, 0)
-        order = cards[:]
-        rng.shuffle(order)
-        order.sort(key=lambda c: len(allowed_of[c]))  # the most constrained first (stable)
-        rnd = rng.random
-        for c in order:
-            opts = allowed_of[c]
-            total = 0
-            for h in opts:
-                total += left[h]
-            if not total:
-                return None
-            r = rnd() * total
-            pick = -1
-            for h in opts:
-                k = left[h]
-                if k:
-                    pick = h
-                    r -= k
-                    if r < 0:
-                        break
-            left[pick] -= 1
-            got[pick] |= 1 << c
-        return got
-
     def sim(self, deal: Sequence[int]) -> Sim:
         """An engine playout position for the hand in play with ``deal`` as the hidden hands."""
         t = self.t
@@ -349,3 +320,83 @@ class Knowledge:
         s.played = self.played
         s.moon_choice = "others" if self.rules.moon == "choice" else self.rules.moon
         return s
+
+
+def shuffle(x: list[int], rng: random.Random) -> None:
+    """``rng.shuffle(x)`` with the very same random numbers, without its call per element
+    (CPython's: ``_randbelow(i + 1)`` by ``getrandbits`` for i from the end; a test checks
+    them equal).  Another kind of generator is left its own ``shuffle``."""
+    if type(rng) is not random.Random:
+        rng.shuffle(x)
+        return
+    bits = rng.getrandbits
+    for i in range(len(x) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        x[i], x[j] = x[j], x[i]
+
+
+class _Greedy:
+    """The greedy deal of ``Knowledge.sample``, its per-position set-up done once: the unseen
+    cards in a random order, the most constrained first (a stable sort of the shuffled cards by
+    how many holders may take each), each given to a holder that may take it with a chance in
+    proportion to the room left in each; None when a card finds no room (a retry).  Which
+    random numbers it draws, and what it makes of them, is the first version's exactly (the
+    deals of a seed are unchanged; a test compares them)."""
+
+    __slots__ = ("cards", "groups", "open", "opts", "room", "same", "slots")
+
+    def __init__(
+        self, cards: list[int], allowed_of: Mapping[int, list[int]], cap: Mapping[int, int]
+    ) -> None:
+        self.slots = list(cap)
+        index = {h: i for i, h in enumerate(self.slots)}
+        self.room = [cap[h] for h in self.slots]
+        self.cards = cards
+        # per card: the indices of the holders that may take it
+        self.opts = {c: tuple(index[h] for h in allowed_of[c]) for c in cards}
+        self.groups = {c: len(self.opts[c]) for c in cards}
+        # every card open to as many holders: the sort changes nothing
+        self.same = len(set(self.groups.values())) <= 1
+        # every card open to every holder: the room the cards may go to is all the room left
+        every = tuple(range(len(self.slots)))
+        self.open = all(o == every for o in self.opts.values())
+
+    def deal(self, rng: random.Random) -> list[tuple[int, int]] | None:
+        """(holder, cards) pairs, or None (see the class)."""
+        left = self.room[:]
+        got = [0] * len(left)
+        order = self.cards[:]
+        shuffle(order, rng)
+        if not self.same:
+            order.sort(key=self.groups.__getitem__)
+        opts_of = self.opts
+        rnd = rng.random
+        every = self.open
+        room = sum(left) if every else 0
+        for c in order:
+            opts = opts_of[c]
+            if every:
+                total = room
+                room -= 1
+            else:
+                total = 0
+                for h in opts:
+                    total += left[h]
+            if not total:
+                return None
+            r = rnd() * total
+            pick = -1
+            for h in opts:
+                k = left[h]
+                if k:
+                    pick = h
+                    r -= k
+                    if r < 0:
+                        break
+            left[pick] -= 1
+            got[pick] |= 1 << c
+        return list(zip(self.slots, got, strict=True))

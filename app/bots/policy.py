@@ -101,12 +101,13 @@ def _lead(pt: PolicyTables, hand: int, legal: int, gone: int) -> int:
     qs_live = not gone & QS_BIT and pt.qs_scores
     best_c = -1
     best_v = 10**9
+    unseen = deck & ~gone & ~hand
     for s in (0, 1, 3, 2):
         m = legal & SUIT[s]
         if not m:
             continue
         c = (m & -m).bit_length() - 1
-        out = SUIT[s] & deck & ~gone & ~hand
+        out = SUIT[s] & unseen
         if not out:
             v = 100  # nobody can follow: a sure taker, and everyone sheds on it
         else:
@@ -332,6 +333,13 @@ def policy_rollout(sim: Sim, smart: int = -1) -> list[int]:
     dummy = t.game == "dummy"
     scorer_of = t.scorer_of
     joker = sim.joker
+    follows = t.follow
+    must_discard = t.must_discard
+    t_pos = t.pos_mask
+    jokers = t.jokers
+    # what a lead may not be, and what spares a hand from that, before and after the break
+    bar, exempt = jokers | t.lead_bar, jokers | t.lead_exempt
+    bar_broken = exempt_broken = jokers
     # moon running: with policy players, outside the dummy game (there the dummy holds cards)
     players = 0 if dummy or pt is None else t.n
     got = [0] * len(taken)
@@ -389,7 +397,22 @@ def policy_rollout(sim: Sim, smart: int = -1) -> list[int]:
         for i in range(start, n):
             h = order[i]
             hand = hands[h]
-            legal = legal_mask(t, hand, trick_no, i, led, broken, flm)
+            if not trick_no:
+                legal = legal_mask(t, hand, trick_no, i, led, broken, flm)
+            elif i:
+                # ``legal_mask`` past the first trick, inlined (this loop is the hot path)
+                if led < 0:
+                    legal = hand
+                else:
+                    legal = hand & follows[led]
+                    if not legal:
+                        legal = hand
+                        if must_discard and hand & t_pos:
+                            legal = hand & t_pos
+            elif hand & ~(exempt_broken if broken else exempt):
+                legal = hand & ~(bar_broken if broken else bar)
+            else:
+                legal = hand & jokers or hand
             if not legal & (legal - 1):
                 c = legal.bit_length() - 1
             elif pt is not None and (smart >> h & 1 or (shooting and h == runner)):
