@@ -1,6 +1,8 @@
 // Events (/?event=ID): one event (its format, start in the viewer's own time, rounds, status),
 // Register / Withdraw, the players registered, the live standings (paged by the API's cursor,
 // fetched again when the round or the entries change), and "Go to your table" once seated.
+// An arena's page shows the time left (ticking each second), Pause / Resume, and its live
+// standings fetched again as each game ends; one may join it while it runs.
 // clubEvents() is the club page's part: the club's events and, for its admins, the form that
 // schedules one (docs/compete.md "Events"). Words: the catalog's events.* (i18n.js); app.js
 // draws the page again on a change of language.
@@ -12,8 +14,8 @@ import { formatDateTime, formatNumber, has, plural, t } from "./i18n.js";
 /** An event's format, in full (the form, the event's facts) or short (the club's list). */
 function formatName(format, short = false) {
   const words = short
-    ? { swiss: t("events.swiss"), duplicate: t("events.duplicate") }
-    : { swiss: t("events.format_swiss"), duplicate: t("events.format_duplicate") };
+    ? { swiss: t("events.swiss"), duplicate: t("events.duplicate"), arena: t("events.arena") }
+    : { swiss: t("events.format_swiss"), duplicate: t("events.format_duplicate"), arena: t("events.format_arena") };
   return words[format] || format;
 }
 
@@ -63,8 +65,23 @@ function fromNow(iso) {
 
 function statusWords(ev) {
   if (ev.state === "registering") return t("events.open", { when: fromNow(ev.starts_at) });
+  if (ev.state === "running" && ev.format === "arena") {
+    return ev.seconds_left > 0 ? t("events.arena_running") : t("events.time_up");
+  }
   if (ev.state === "running") return t("events.running", { round: ev.current_round, rounds: ev.rounds });
   return t("events.finished");
+}
+
+/** "12:05" (or "1:02:05"): an arena's time left. */
+function clockText(seconds) {
+  const s = Math.max(0, Math.round(seconds));
+  const hms = [Math.floor(s / 3600), Math.floor(s / 60) % 60, s % 60];
+  return (hms[0] ? [hms[0], pad(hms[1]), pad(hms[2])] : [hms[1], pad(hms[2])]).join(":");
+}
+
+/** An arena's length in minutes, from its window. */
+function arenaMinutes(ev) {
+  return Math.round((new Date(ev.ends_at).getTime() - new Date(ev.starts_at).getTime()) / 60000);
 }
 
 /** " (you)" after one's own name in a list. */
@@ -77,6 +94,7 @@ class EventPage {
     this.root = root;
     this.eventId = eventId;
     this.timer = null;
+    this.ticker = null; // an arena's clock, each second
     this.gone = false;
     this.event = null;
     this.standingsKey = "";
@@ -87,6 +105,7 @@ class EventPage {
   destroy() {
     this.gone = true;
     clearTimeout(this.timer);
+    clearInterval(this.ticker);
     this.root.classList.remove("events");
   }
 
@@ -97,12 +116,13 @@ class EventPage {
     this.title = h("h1", { class: "events-title" }, t("events.event"));
     this.facts = h("dl", { class: "event-facts" });
     this.status = h("p", { class: "event-status", id: "event-status", role: "status" });
+    this.clock = h("p", { class: "event-clock", id: "event-clock" }); // not a live region: it ticks
     this.actions = h("div", { class: "row event-actions" });
     this.seat = h("div", { class: "event-seat" });
     this.error = h("p", { class: "form-error", role: "alert" });
     this.board = h("section", { class: "panel", "aria-labelledby": "event-board-title" });
     fill(this.root, this.title,
-      h("section", { class: "panel event-about" }, this.facts, this.status, this.seat, this.actions, this.error),
+      h("section", { class: "panel event-about" }, this.facts, this.status, this.clock, this.seat, this.actions, this.error),
       this.board);
     await this.refresh();
   }
@@ -138,11 +158,13 @@ class EventPage {
     setText(this.title, ev.name);
     const games = await presets();
     const game = games.find((p) => p.id === ev.preset);
+    const arena = ev.format === "arena";
     const facts = [
       [t("events.format"), formatName(ev.format)],
       [t("events.game"), game ? gameName(game) : t("events.at_a_table", { game: ev.preset, size: ev.table_size })],
       [t("events.starts"), localTime(ev.starts_at)],
-      [t("events.rounds"), formatNumber(ev.rounds)],
+      arena ? [t("events.length"), t("events.n_minutes", { m: formatNumber(arenaMinutes(ev)) })]
+        : [t("events.rounds"), formatNumber(ev.rounds)],
       [t("events.table_points"), t("events.by_place", { points: ev.points_by_place.map((p) => formatNumber(p)).join(" / ") })],
       [t("events.latecomers"), t("events.grace", { minutes: formatNumber(Math.round(ev.grace_seconds / 60 * 10) / 10) })],
       [t("events.players"), formatNumber(ev.entries)],
@@ -152,17 +174,31 @@ class EventPage {
       this.factsKey = factsKey;
       fill(this.facts, facts.map(([k, v]) => h("div", {}, h("dt", {}, k), h("dd", {}, v))));
     }
-    const key = `${ev.state}:${ev.current_round}:${ev.entries}:${ev.registered}`;
+    const key = `${ev.state}:${ev.current_round}:${ev.entries}:${ev.registered}:${ev.games}`;
     if (key !== this.standingsKey) {
       this.standingsKey = key;
       await this.loadStandings(false); // first, so the status never says more than they show
     }
     setText(this.status, statusWords(ev));
+    this.renderClock(ev);
     this.renderSeat(ev);
     this.renderActions(ev);
   }
 
+  /** An arena's time left, counted down here between two fetches. */
+  renderClock(ev) {
+    clearInterval(this.ticker);
+    const running = ev.format === "arena" && ev.state === "running" && ev.seconds_left > 0;
+    this.clock.hidden = !running;
+    if (!running) return;
+    const ends = Date.now() + ev.seconds_left * 1000;
+    const tick = () => setText(this.clock, t("events.time_left", { time: clockText((ends - Date.now()) / 1000) }));
+    tick();
+    this.ticker = setInterval(tick, 1000);
+  }
+
   renderSeat(ev) {
+    if (ev.format === "arena") return this.renderArenaSeat(ev);
     const mine = ev.my_table;
     let key = "none";
     let parts = [];
@@ -188,18 +224,48 @@ class EventPage {
     }
   }
 
+  /** An arena's player: their table now, or waiting for one, or paused. */
+  renderArenaSeat(ev) {
+    const mine = ev.my_table;
+    let key = "none";
+    let parts = [];
+    if (mine && mine.table_id) {
+      key = `table:${mine.table_id}`;
+      parts = [h("p", {}, t("events.arena_ready")),
+        h("a", { class: "btn primary", id: "event-go", href: `/?table=${encodeURIComponent(mine.table_id)}` }, t("events.go"))];
+    } else if (mine) {
+      key = `making:${mine.round}`;
+      parts = [h("p", {}, t("events.arena_setting_up"))];
+    } else if (ev.registered && ev.state === "running") {
+      key = ev.paused ? "paused" : ev.seconds_left > 0 ? "waiting" : "over";
+      const words = { paused: "events.paused_text", waiting: "events.arena_waiting", over: "events.time_up" };
+      parts = [h("p", { class: "hint" }, t(words[key]))];
+    }
+    if (key !== this.seatKey) {
+      this.seatKey = key;
+      fill(this.seat, parts);
+    }
+  }
+
   renderActions(ev) {
     const signedIn = !!session.player;
-    const key = `${signedIn}:${ev.state}:${ev.registered}`;
+    const arena = ev.format === "arena";
+    const joinable = arena && ev.state === "running" && ev.seconds_left > 0; // an arena takes players while it runs
+    const key = `${signedIn}:${ev.state}:${ev.registered}:${arena && ev.paused}:${joinable}`;
     if (key === this.actionsKey) return;
     this.actionsKey = key;
     const buttons = [];
     if (!signedIn) {
       buttons.push(h("p", {}, t("events.sign_in")), h("a", { class: "btn", href: "/" }, t("replay.lobby")));
-    } else if (ev.state === "registering" && !ev.registered) {
+    } else if ((ev.state === "registering" || joinable) && !ev.registered) {
       buttons.push(h("button", { type: "button", class: "btn primary", id: "event-register", onclick: () => this.act("register") }, t("events.register")));
     } else if (ev.registered && ev.state !== "finished") {
       if (ev.state === "registering") buttons.push(h("p", { class: "event-registered" }, t("events.registered")));
+      if (arena) {
+        buttons.push(ev.paused
+          ? h("button", { type: "button", class: "btn primary", id: "event-resume", onclick: () => this.act("resume") }, t("events.resume"))
+          : h("button", { type: "button", class: "btn", id: "event-pause", onclick: () => this.act("pause") }, t("events.pause")));
+      }
       buttons.push(h("button", { type: "button", class: "btn ghost", id: "event-withdraw", onclick: () => this.act("withdraw") },
         ev.state === "registering" ? t("events.withdraw") : t("events.withdraw_running")));
     }
@@ -211,7 +277,8 @@ class EventPage {
     if (what === "withdraw" && this.event.state === "running" && !confirm(t("events.leave_confirm"))) return;
     try {
       await api(`/api/events/${encodeURIComponent(this.eventId)}/${what}`, { method: "POST", body: {} });
-      toast(what === "register" ? t("events.registered") : t("events.withdrawn"));
+      const said = { register: "events.registered", withdraw: "events.withdrawn", pause: "events.paused", resume: "events.resumed" };
+      toast(t(said[what]));
     } catch (error) {
       toast(error.message, "error");
     }
@@ -250,7 +317,8 @@ class EventPage {
     } else {
       body = h("div", { class: "table-scroll" }, h("table", { class: "event-standings" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("events.place")), h("th", { scope: "col" }, t("lobby.player")),
-          h("th", { scope: "col" }, t("events.table_points")), h("th", { scope: "col" }, t("events.hearts_points")), h("th", { scope: "col" }, t("events.rounds")))),
+          h("th", { scope: "col" }, t("events.table_points")), h("th", { scope: "col" }, t("events.hearts_points")),
+          h("th", { scope: "col" }, ev.format === "arena" ? t("events.games") : t("events.rounds")))),
         h("tbody", {}, this.lines.map((l) => h("tr", { class: l.player_id === me ? "mine" : "" },
           h("td", {}, String(l.place)), h("th", { scope: "row" }, l.name, l.player_id === me ? you() : ""),
           h("td", {}, formatNumber(l.table_points)), h("td", {}, formatNumber(l.game_points)), h("td", {}, formatNumber(l.rounds)))))));
@@ -276,7 +344,7 @@ export async function clubEvents(clubId, admin) {
     h("a", { href: `/?event=${ev.id}` }, ev.name), " ",
     h("span", { class: "hint" }, [
       formatName(ev.format, true),
-      plural("events.n_rounds", ev.rounds),
+      ev.format === "arena" ? t("events.n_minutes", { m: formatNumber(arenaMinutes(ev)) }) : plural("events.n_rounds", ev.rounds),
       ev.state === "registering" ? t("events.starts_at", { when: localTime(ev.starts_at) }) : statusWords(ev),
       plural("events.n_registered", ev.entries),
     ].join(", "))));
@@ -305,12 +373,14 @@ async function scheduleForm(clubId) {
   const name = h("input", { id: "event-name", maxlength: "40", autocomplete: "off" });
   const starts = h("input", { type: "datetime-local", id: "event-start", value: localInput(inHour), "aria-describedby": "event-start-hint" });
   const rounds = h("input", { type: "number", id: "event-rounds", min: "1", max: "12", value: "3", inputmode: "numeric" });
+  const minutes = h("input", { type: "number", id: "event-minutes", min: "5", max: "720", value: "60", inputmode: "numeric",
+    "aria-describedby": "event-minutes-hint" });
   const format = h("select", { id: "event-format" },
-    ["swiss", "duplicate"].map((value) => h("option", { value }, formatName(value))));
+    ["swiss", "duplicate", "arena"].map((value) => h("option", { value }, formatName(value))));
   const preset = h("select", { id: "event-preset" },
     (games.length ? games : [{ id: "classic", label: "Hearts" }]).map((p) => h("option", { value: p.id }, gameName(p))));
   const error = h("p", { class: "form-error", id: "event-error", role: "alert" });
-  const fields = { bad_name: name, bad_start: starts, bad_rounds: rounds, bad_format: format, bad_preset: preset };
+  const fields = { bad_name: name, bad_start: starts, bad_rounds: rounds, bad_minutes: minutes, bad_format: format, bad_preset: preset };
   const fail = (code, message) => {
     for (const [c, el] of Object.entries(fields)) el.setAttribute("aria-invalid", c === code ? "true" : "false");
     setText(error, message);
@@ -322,13 +392,17 @@ async function scheduleForm(clubId) {
     const when = new Date(starts.value); // a datetime-local value is read in the viewer's time
     if (!starts.value || Number.isNaN(when.getTime())) return fail("bad_start", t("events.need_start"));
     if (when.getTime() < Date.now()) return fail("bad_start", t("events.past"));
+    const arena = format.value === "arena";
     const count = Number(rounds.value);
-    if (!Number.isInteger(count) || count < 1) return fail("bad_rounds", t("events.bad_rounds"));
+    const length = Number(minutes.value);
+    if (!arena && (!Number.isInteger(count) || count < 1)) return fail("bad_rounds", t("events.bad_rounds"));
+    if (arena && (!Number.isInteger(length) || length < 5 || length > 720)) return fail("bad_minutes", t("events.bad_minutes"));
     fail(null, "");
     button.disabled = true;
+    const shape = arena ? { minutes: length } : { rounds: count };
     try {
       const made = await api("/api/events", { method: "POST", body: {
-        name: name.value, starts_at: when.toISOString(), rounds: count, format: format.value, preset: preset.value,
+        name: name.value, starts_at: when.toISOString(), ...shape, format: format.value, preset: preset.value,
         club_id: Number(clubId),
       } });
       location.href = `/?event=${made.id}`;
@@ -339,12 +413,20 @@ async function scheduleForm(clubId) {
     }
   };
   const button = h("button", { class: "btn primary", id: "event-create" }, t("events.create"));
+  const roundsField = field("event-rounds", t("events.rounds"), rounds);
+  const minutesField = field("event-minutes", t("events.length_minutes"), minutes, t("events.arena_hint"));
+  const shown = () => {
+    roundsField.hidden = format.value === "arena"; // an arena has a time window instead
+    minutesField.hidden = !roundsField.hidden;
+  };
+  format.addEventListener("change", shown);
+  shown();
   return h("form", { class: "event-form", novalidate: true, onsubmit: submit, "aria-labelledby": "event-form-title" },
     h("h3", { id: "event-form-title" }, t("events.schedule")),
     field("event-name", t("clubs.name"), name),
     field("event-start", t("events.starts"), starts, t("events.start_hint")),
-    field("event-rounds", t("events.rounds"), rounds),
     field("event-format", t("events.format"), format),
+    roundsField, minutesField,
     field("event-preset", t("events.game"), preset),
     error, button);
 }
