@@ -5,7 +5,12 @@ follows "Go to your table" (the computer plays for them until they come) and pla
 goes back to the event from the game-over panel (no rematch there), and both see the round in
 the standings. Run with Ann on a desktop and Bob on a phone, then the other way round, so
 each page is checked at both sizes (axe-core, clipped text, overlaps). The module's server
-plays 2 hands a round, so both surely play whenever they come."""
+plays 2 hands a round, so both surely play whenever they come.
+
+Then a short arena check (no second journey): Ann schedules an arena from the form (a length
+refused, then 5 minutes starting in a few seconds), pauses before it starts and resumes on its
+page (the time left ticking), is seated and shown "Go to your table"; Bob, on the other size,
+joins it while it runs and is seated too (computers fill their tables after 2 s)."""
 
 from __future__ import annotations
 
@@ -44,7 +49,9 @@ LOCAL_INPUT_JS = """(seconds) => {
 
 @pytest.fixture(scope="module")
 def server(browser: Any) -> Iterator[ServerInfo]:
-    proc, info, data_dir = start_server({"HEARTS_EVENTS_HANDS_PER_ROUND": "2"})
+    proc, info, data_dir = start_server(
+        {"HEARTS_EVENTS_HANDS_PER_ROUND": "2", "HEARTS_EVENTS_ARENA_FILL_SECONDS": "2"}
+    )
     try:
         yield info
     finally:
@@ -183,6 +190,60 @@ def test_a_club_event_from_scheduling_to_the_standings(
         check_page(page, "event-finished", done, SHOTS)
         check_page(bob.page, "event-finished", done, SHOTS)
         # The console's line for the refused form (rounds) is the one expected
+        errors = [e for e in ann.page.js_errors + bob.page.js_errors if "status of 422" not in e]
+        assert not errors, errors
+    finally:
+        for player in (ann, bob):
+            player.close()
+
+
+def test_an_arena_pause_resume_and_join_while_it_runs(browser: Any, server: ServerInfo) -> None:
+    ann = _person(browser, server, "Ann", DESKTOP)
+    bob = _person(browser, server, "Bob", PHONE)
+    done: set[str] = set()
+    try:
+        page = ann.page
+        page.goto("/?clubs=1")
+        page.fill("#club-name", "Arena nights")
+        page.click("#club-create")
+        page.wait_for_selector("#event-create")
+        club_url = page.url
+        page.fill("#event-name", "Quick arena")
+        page.select_option("#event-format", "arena")
+        assert page.locator("#event-rounds").is_hidden()  # a time window instead of rounds
+        page.fill("#event-minutes", "4")
+        page.click("#event-create")
+        _error_shown(page, "5 to 720")
+        assert page.get_attribute("#event-minutes", "aria-invalid") == "true"
+        page.fill("#event-minutes", "5")
+        page.fill("#event-start", page.evaluate(LOCAL_INPUT_JS, 4))
+        page.click("#event-create")
+        page.wait_for_selector("#event-register")
+        event_url = page.url
+        assert "5 min" in page.locator(".event-facts").inner_text()
+        page.click("#event-register")
+        page.click("#event-pause")  # paused before the start: not seated when it starts
+        page.wait_for_selector("#event-resume")
+        wait_for(
+            lambda: "You are paused" in page.locator(".event-seat").inner_text(),
+            timeout=30,
+            what="paused once it runs",
+        )
+        assert "Time left: 4:" in page.locator("#event-clock").inner_text()
+        check_page(page, "arena-paused", done, SHOTS)
+        page.click("#event-resume")
+        page.wait_for_selector("#event-go", timeout=20_000)
+        assert page.locator("#event-pause").count() == 1
+        check_page(page, "arena-seated", done, SHOTS)
+
+        bob.page.goto(club_url)
+        bob.page.click("#club-join")
+        bob.page.wait_for_selector("#club-leave")
+        bob.page.goto(event_url[event_url.index("/?event=") :])
+        bob.page.click("#event-register")  # joins the arena running
+        bob.page.wait_for_selector("#event-go", timeout=20_000)
+        assert "Games" in bob.page.locator(".event-standings thead").inner_text()
+        check_page(bob.page, "arena-seated", done, SHOTS)
         errors = [e for e in ann.page.js_errors + bob.page.js_errors if "status of 422" not in e]
         assert not errors, errors
     finally:
