@@ -1,7 +1,8 @@
-"""What the daily challenge's reads cost at 100 and at 100,000 players.
+"""What the daily challenge's and the events' reads cost at 100 and at 100,000 players, and
+what seating a Swiss round of 10,000 costs.
 
     python -m bench.compete [--players 100 100000] [--database sqlite|postgresql://...]
-                            [--refresh-players 1000 10000]
+                            [--refresh-players 1000 10000] [--swiss 10000] [--seat 10000]
 
 For each number of players, one day's finished attempts (8 deals, 4 versions, random points)
 are written straight into a fresh database, then it times (median of several runs, wall and
