@@ -17,6 +17,7 @@ import pytest
 
 from app import engine
 from app.i18n import CATALOG_DIR, DEFAULT, LANGUAGES, PLURAL_FORMS
+from app.tables import BOT_LEVELS
 
 ROOT = Path(__file__).resolve().parents[1]
 STATIC = ROOT / "static"
@@ -65,6 +66,9 @@ def used_keys() -> set[str]:
     keys.update(f"card.suit.{suit}" for suit in SUITS)
     keys.update(f"rules.pass.{cycle}" for cycle in PASS_CYCLES)
     keys.update(f"direction.{direction}" for direction in DIRECTIONS)
+    keys.update(f"bot.{level}" for level in BOT_LEVELS)  # labels.js botLabel
+    games = {rules.game for rules in engine.PRESETS.values()}
+    keys.update(f"alerts.game.{game}" for game in games)  # alerts.js tableName
     keys.update(form_keys())
     return keys
 
@@ -196,3 +200,12 @@ def test_the_checks_find_keys_in_code() -> None:
     # a key picked by a condition inside the call (replay.js) counts as used
     assert {"replay.dark_face", "replay.light_face"} <= named_in_js(set(load(DEFAULT)))
     assert "hearts.player" not in named_in_js(set(load(DEFAULT)))  # a storage key, no text
+
+
+def test_the_lobby_lists_every_game() -> None:
+    """labels.js GAMES (the lobby's game filter, a name each from game.<code>) is the engine's."""
+    source = (STATIC / "js" / "labels.js").read_text(encoding="utf-8")
+    listed = re.search(r"export const GAMES = \[([^\]]*)\]", source)
+    assert listed is not None
+    games = set(re.findall(r'"(\w+)"', listed.group(1)))
+    assert games == {rules.game for rules in engine.PRESETS.values()}

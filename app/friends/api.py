@@ -14,6 +14,7 @@ from fastapi import APIRouter, Body, HTTPException, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from app import engine
 from app.api.deps import PlayerDep, ServicesDep
 from app.api.limits import limit_address, too_many
 from app.api.strict import StrictRoute
@@ -307,6 +308,8 @@ async def invite(
             "table_id": table.id,
             "seat": seat,
             "preset": table.preset,
+            # the game's short name on the invitation (alerts.js tableName: alerts.game.<game>)
+            "game": engine.PRESETS[table.preset].game if table.preset in engine.PRESETS else None,
             "private": table.private,
             "players": len(table.seats),
             "free": sum(1 for s in table.seats if s.kind == "open"),

@@ -10,8 +10,7 @@
 
 import { ApiError, api, session } from "./api.js";
 import { addStylesheet, h, fill, toast } from "./dom.js";
-import { t, tNodes } from "./i18n.js";
-import { GAME_NAMES } from "./labels.js";
+import { has, t, tNodes } from "./i18n.js";
 import { LiveSocket } from "./socket.js";
 
 const invites = new Map(); // invitation id -> invitation
@@ -22,7 +21,8 @@ let wanted = false; // whether this page needs its own socket
 
 /** "Hearts, 4 players, private, 2 seats free": an invitation's table in words. */
 export function tableName(invite) {
-  const parts = [GAME_NAMES[invite.preset] || invite.preset];
+  const game = `alerts.game.${invite.game}`;
+  const parts = [has(game) ? t(game) : has(`preset.${invite.preset}`) ? t(`preset.${invite.preset}`) : invite.preset];
   if (invite.players) parts.push(t("alerts.players", { count: invite.players }));
   parts.push(invite.private ? t("alerts.private") : t("alerts.public"));
   if (typeof invite.free === "number") parts.push(t("alerts.free", { count: invite.free }));

@@ -1,99 +1,16 @@
-// Plain words for option values, games, directions, seats and the server's reason codes.
+// Words built from codes: computer levels, directions, seats and the server's reason codes
+// (every word from the catalog, static/i18n/<lang>.json).
 
 import { cardName, suitName } from "./cards.js";
 import { has, language, t } from "./i18n.js";
 
-export const GAME_LABELS = {
-  classic: "Hearts (3, 4 or 5 players)",
-  dummy: "Two players with a dummy",
-  twentyeight: "Two players, 28 cards, hearts trump",
-  double: "Double Hearts (two-sided cards)",
-};
+/** The four games' codes (their names: the catalog's game.<code>). */
+export const GAMES = ["classic", "dummy", "twentyeight", "double"];
 
-/** A game's short name, for a table named in one line ("Hearts, 4 players, private"). */
-export const GAME_NAMES = {
-  classic: "Hearts",
-  dummy: "Hearts for two with a dummy",
-  twentyeight: "28-card Hearts",
-  double: "Double Hearts",
-};
-
-export const OPTION_HELP = {
-  players: "How many people or computers sit at the table.",
-  deck: "With 3 or 5 players the deck must divide evenly.",
-  passing: "Where the passed cards go, hand after hand. With 3 or 5 players nobody sits across: left, right, keep.",
-  pass_count: "How many cards each player passes.",
-  pass_forbidden: "These cards may not be passed.",
-  first_lead: "Who leads the first trick, and with what.",
-  no_points_first_trick: "No heart or queen of spades on the first trick, unless you hold nothing else.",
-  queen_breaks_hearts: "Once the queen of spades is played, hearts may be led.",
-  must_discard: "If you cannot follow suit and hold a card that scores, you must play one.",
-  omnibus: "Whoever takes this diamond takes 10 points off.",
-  hooligan: "Whoever takes the seven of clubs scores 7.",
-  spade_penalties: "Extra spades that score points.",
-  graded_hearts: "Hearts score by rank: ace 5, king 4, queen 3, jack 2, others 1.",
-  exact_reset: "A total of exactly 50 or exactly 100 goes down by 50.",
-  no_trick_bonus: "Taking no trick at all in a hand scores -5.",
-  moon: "What happens when one player takes every point card.",
-  end: "When the game is over.",
-  target_score: "The game ends after the hand in which someone reaches this score.",
-  hands: "The game ends after this many hands.",
-  auto_end: "Once no card that scores is left, the hand stops; the cards not played score nothing.",
-};
-
-export const VALUE_LABELS = {
-  deck: {
-    standard: "All 52 cards",
-    remove_2d: "Remove the two of diamonds",
-    remove_2c: "Remove the two of clubs (three of clubs leads)",
-    jokers: "Add jokers (2 with 3 players, 3 with 5 players)",
-    remove_2c_2d: "Remove the two of clubs and the two of diamonds",
-  },
-  passing: {
-    none: "No passing",
-    left: "Always to the left",
-    right: "Always to the right",
-    lr: "Left, then right",
-    lra: "Left, right, across",
-    lrah: "Left, right, across, keep",
-    dealer: "The dealer chooses each hand",
-  },
-  first_lead: {
-    low_club: "The lowest club (two of clubs) leads",
-    any_club: "The holder of the lowest club leads any club",
-    left_of_dealer: "The player left of the dealer leads any card",
-  },
-  omnibus: {
-    none: "Off",
-    JD: "The jack of diamonds scores -10",
-    TD: "The ten of diamonds scores -10",
-  },
-  moon: {
-    others: "Everyone else scores the points",
-    self: "The shooter takes the points off their own score",
-    choice: "The shooter chooses",
-  },
-  end: {
-    score: "When someone reaches the target score",
-    hands: "After a fixed number of hands",
-  },
-};
-
-export const DUMMY_PASSING_LABELS = { lr: "Pass 3 cards to each other", none: "No passing" };
-
-export const BOT_LABELS = { easy: "Easy", standard: "Standard", pro: "Pro", expert: "Expert" };
-
+/** A computer player's level in words (catalog bot.<level>), else the level's code. */
 export function botLabel(level) {
-  if (has(`bot.${level || "standard"}`)) return t(`bot.${level || "standard"}`);
-  return BOT_LABELS[level] || (level ? level[0].toUpperCase() + level.slice(1) : "Standard");
-}
-
-export function valueLabel(option, value) {
-  const labels = VALUE_LABELS[option];
-  if (labels && labels[value] !== undefined) return labels[value];
-  if (value === true) return "On";
-  if (value === false) return "Off";
-  return String(value);
+  const key = `bot.${level || "standard"}`;
+  return has(key) ? t(key) : level;
 }
 
 /** A passing direction in words ("to the left"): the catalog's direction.<dir>, else the code. */

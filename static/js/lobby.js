@@ -5,8 +5,8 @@
 import { api, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
 import { formatDateTime, plural, t } from "./i18n.js";
-import { GAME_LABELS } from "./labels.js";
-import { botWords, chosenOptions, gameLabel, optionApplies, optionField, presetLabel, seatWords } from "./option_fields.js";
+import { GAMES, botLabel } from "./labels.js";
+import { chosenOptions, gameLabel, optionApplies, optionField, presetLabel, seatWords } from "./option_fields.js";
 import { LiveSocket } from "./socket.js";
 import { prefs, setPref } from "./prefs.js";
 import { rulesLines } from "./rules_words.js";
@@ -135,7 +135,7 @@ class Lobby {
     // asks it for the first page of the new filter; "More tables" for the next one.
     this.filterGame = h("select", { id: "filter-game", onchange: () => this.changeFilter() },
       h("option", { value: "" }, t("lobby.all_games")),
-      Object.keys(GAME_LABELS).map((game) => h("option", { value: game }, gameLabel(game))));
+      GAMES.map((game) => h("option", { value: game }, gameLabel(game))));
     // Live tables (everyone at the table now) or turn-based ones (a move a day or so).
     this.filterPace = h("select", { id: "filter-pace", onchange: () => this.changeFilter() },
       h("option", { value: "" }, t("lobby.live_and_turn")),
@@ -265,7 +265,7 @@ class Lobby {
     const seats = (table.seats || []).map((s) => {
       let text;
       if (s.kind === "open") text = t("lobby.free_seat");
-      else if (s.kind === "bot") text = t("lobby.computer", { level: botWords(s.level) });
+      else if (s.kind === "bot") text = t("lobby.computer", { level: botLabel(s.level) });
       else text = s.name || t("lobby.player");
       return h("li", { class: `seat-chip ${s.kind}` }, text, s.away ? ` \u00b7 ${t("lobby.away")}` : "");
     });
@@ -474,7 +474,7 @@ class Lobby {
         h("label", { for: id }, t("create.seat_where", { seat: seat + 1, where: seatWords(seat, n) })),
         h("select", { id, "data-seat": String(seat) },
           h("option", { value: "open", selected: wanted[seat] === "open" }, t("create.open_seat")),
-          this.botLevels.map((level) => h("option", { value: level, selected: level === (this.botLevels.includes(wanted[seat]) ? wanted[seat] : "standard") }, t("create.computer", { level: botWords(level) }))))));
+          this.botLevels.map((level) => h("option", { value: level, selected: level === (this.botLevels.includes(wanted[seat]) ? wanted[seat] : "standard") }, t("create.computer", { level: botLabel(level) }))))));
     }
     fill(this.seatsBox, rows);
   }
@@ -541,7 +541,7 @@ class Lobby {
       h("ul", { class: "game-list" }, games.map((g) => {
         const info = this.presetInfo(g.variant);
         const when = g.ended_at ? formatDateTime(g.ended_at) : "";
-        const names = g.seats.map((s) => s.name || (s.bot_level ? t("lobby.computer", { level: botWords(s.bot_level) }) : t("lobby.player"))).join(", ");
+        const names = g.seats.map((s) => s.name || (s.bot_level ? t("lobby.computer", { level: botLabel(s.bot_level) }) : t("lobby.player"))).join(", ");
         const status = g.status === "finished" ? t("lobby.finished") : g.status === "abandoned" ? t("lobby.abandoned") : g.status;
         return h("li", {},
           h("a", { href: `/?replay=${g.id}` }, info ? presetLabel(info) : g.variant),

@@ -3,11 +3,10 @@
 // of players updates the options whose defaults follow it (lobby.js renders the form).
 // Words: the catalog's option.<name> (label), option.<name>.hint and option.<name>.<value>,
 // preset.<id>, game.<game> (keys built from what /api/presets sends: tests/test_catalogs.py
-// lists them from the engine), else the server's or labels.js's English.
+// lists them from the engine), else the server's label or the code.
 
 import { h } from "./dom.js";
 import { faceWords, has, plural, t } from "./i18n.js";
-import { BOT_LABELS, GAME_LABELS, OPTION_HELP, botLabel, valueLabel } from "./labels.js";
 
 function catalogOr(key, fallback) {
   return has(key) ? t(key) : fallback;
@@ -19,13 +18,13 @@ export function optionLabel(option) {
 }
 
 function optionHint(name) {
-  return catalogOr(`option.${name}.hint`, OPTION_HELP[name]);
+  return catalogOr(`option.${name}.hint`, "");
 }
 
 function choiceLabel(option, value, preset) {
   if (option.name === "players") return plural("create.players", value);
   if (option.name === "passing" && preset.game === "dummy" && value === "lr") return t("create.dummy_pass");
-  return catalogOr(`option.${option.name}.${value}`, valueLabel(option.name, value));
+  return catalogOr(`option.${option.name}.${value}`, String(value));
 }
 
 /** A preset's name ("Hearts, 4 players") and a game's ("Hearts (3, 4 or 5 players)"). */
@@ -34,13 +33,7 @@ export function presetLabel(preset) {
 }
 
 export function gameLabel(game) {
-  return catalogOr(`game.${game}`, GAME_LABELS[game] || game);
-}
-
-/** A computer player's level in words ("Standard"). */
-export function botWords(level) {
-  const words = { easy: t("bot.easy"), standard: t("bot.standard"), pro: t("bot.pro"), expert: t("bot.expert") };
-  return words[level] || BOT_LABELS[level] || botLabel(level);
+  return catalogOr(`game.${game}`, game);
 }
 
 /** Where seat `other` sits seen from seat 0 of `n`: "on your left", "across"... */

@@ -6,8 +6,8 @@ import { api } from "./api.js";
 import { cardName, faceOf, renderCard, sortCards, suitName } from "./cards.js";
 import { h, fill, setText } from "./dom.js";
 import { language, t } from "./i18n.js";
-import { directionWords } from "./labels.js";
-import { botWords, presetLabel } from "./option_fields.js";
+import { botLabel, directionWords } from "./labels.js";
+import { presetLabel } from "./option_fields.js";
 import { ReviewPanel } from "./review.js";
 import { roomSection } from "./replay_room.js";
 
@@ -106,7 +106,7 @@ class ReplayPage {
     if (!s) return t("replay.seat", { seat: seat + 1 });
     if (s.name) return s.name;
     if (s.bot_level) {
-      return level ? t("replay.computer_level", { seat: seat + 1, level: botWords(s.bot_level) }) : t("replay.computer", { seat: seat + 1 });
+      return level ? t("replay.computer_level", { seat: seat + 1, level: botLabel(s.bot_level) }) : t("replay.computer", { seat: seat + 1 });
     }
     return t("replay.seat", { seat: seat + 1 });
   }

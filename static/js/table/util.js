@@ -2,7 +2,7 @@
 
 import { cardLabel, faceOf, faceShort, parseCard } from "../cards.js";
 import { h, setText } from "../dom.js";
-import { t } from "../i18n.js";
+import { language, t } from "../i18n.js";
 
 export const POSITIONS = {
   2: ["bottom", "top"],
@@ -79,11 +79,14 @@ export function shortDirection(dir) {
   return words[dir] ? words[dir]() : dir;
 }
 
+/** A turn clock's time left: "1:05" under an hour, else the largest two units in the page's
+ *  language by Intl ("3h 5m", "2 T 3h"); a turn-based table's clock runs for hours or days
+ *  (docs/turn-based.md). */
 export function formatSeconds(ms) {
   const s = Math.ceil(ms / 1000);
-  // A turn-based table's clock runs for hours or days (docs/turn-based.md).
-  if (s > 86400) return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
-  if (s > 3600) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  const unit = (name, value) => new Intl.NumberFormat(language(), { style: "unit", unit: name, unitDisplay: "narrow" }).format(value);
+  if (s > 86400) return `${unit("day", Math.floor(s / 86400))} ${unit("hour", Math.floor((s % 86400) / 3600))}`;
+  if (s > 3600) return `${unit("hour", Math.floor(s / 3600))} ${unit("minute", Math.floor((s % 3600) / 60))}`;
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
