@@ -22,6 +22,7 @@ from app.api.strict import StrictRoute
 from app.db.auth import revoke_all
 from app.db.players import AccountError
 from app.db.ratelimit import AttemptLimiter
+from app.i18n import from_cookie_header, pick_language
 from app.notify import store, tokens
 from app.notify.api import Context, ContextDep, fail
 from app.notify.mail import MailChannel
@@ -60,6 +61,16 @@ class ResetIn(BaseModel):
     password: str = Field(min_length=1, max_length=1024)
 
 
+def _language(request: Request, setting: str | None) -> str:
+    """An account e-mail's language: the player's setting, else the asking page's (its
+    cookie, then Accept-Language: app.i18n's order), else English."""
+    return pick_language(
+        setting=setting,
+        cookie=from_cookie_header(request.headers.get("cookie")),
+        accept=request.headers.get("accept-language"),
+    )
+
+
 def _mail(services: Context) -> MailChannel:
     channel: MailChannel = services.notifier.mail
     return channel
@@ -82,7 +93,10 @@ async def _limit(services: Context, name: str, *keys: str) -> None:
 
 @router.put("/account/email", status_code=202)
 async def set_email(
-    services: ContextDep, player: PlayerDep, body: Annotated[AddressIn, Body()]
+    services: ContextDep,
+    player: PlayerDep,
+    request: Request,
+    body: Annotated[AddressIn, Body()],
 ) -> dict[str, Any]:
     """Set my address and send it a verification link (nothing else goes to it before)."""
     if player.is_guest:
@@ -95,13 +109,9 @@ async def set_email(
     stored = await run_in_threadpool(store.set_address, services.database, player.id, address)
     if not stored.verified:
         link = mail.links.verify(player.id, address)
-        message = mail.mailer.message(
-            address,
-            "Hearts Online: check your e-mail address",
-            f"Hello {player.name},\n\nOpen this link to confirm that {address} is yours:\n\n"
-            f"{link}\n\nIt works for {services.settings.email_verify_hours} hours. If you did "
-            "not ask for this, ignore this e-mail.\n",
-        )
+        lang = _language(request, stored.language)
+        hours = services.settings.email_verify_hours
+        message = mail.verification(lang, player.name, address, link, hours)
         await mail.mailer.send_async(message)
     return {"address": stored.address, "verified": stored.verified}
 
@@ -151,14 +161,8 @@ async def forgot_password(
         if address is None or not address.verified or fingerprint is None:
             continue
         link = mail.links.reset(player_id, fingerprint)
-        message = mail.mailer.message(
-            address.address,
-            "Hearts Online: a new password",
-            f"Hello {address.name},\n\nSomeone (you, we hope) asked for a new password for "
-            f"your account {address.name}. Choose one here:\n\n{link}\n\nThe link works once, "
-            f"for {minutes} minutes. If you did not ask, ignore this e-mail: your password "
-            "stays as it is.\n",
-        )
+        lang = _language(request, address.language)
+        message = mail.password_reset(lang, address, link, minutes)
         await mail.mailer.send_async(message)
     return {"ok": True}
 

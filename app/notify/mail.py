@@ -204,6 +204,40 @@ class MailChannel:
         )
         await self.mailer.send_async(message)
 
+    def verification(
+        self, lang: str, name: str, address: str, link: str, hours: int
+    ) -> EmailMessage:
+        """The address check's e-mail, in ``lang`` (app.notify.account picks it)."""
+        text = (
+            translate(lang, "notify.mail.hello", name=name)
+            + "\n\n"
+            + translate(lang, "notify.mail.verify_link", address=address)
+            + f"\n\n{link}\n\n"
+            + translate(lang, "notify.mail.verify_expires", count=hours)
+            + "\n"
+        )
+        title = translate(lang, "notify.mail.verify_title")
+        return self.mailer.message(
+            address, translate(lang, "notify.mail.subject", title=title), text
+        )
+
+    def password_reset(
+        self, lang: str, address: store.Address, link: str, minutes: int
+    ) -> EmailMessage:
+        """The "forgot password" e-mail, in ``lang`` (app.notify.account picks it)."""
+        text = (
+            translate(lang, "notify.mail.hello", name=address.name)
+            + "\n\n"
+            + translate(lang, "notify.mail.reset_link", name=address.name)
+            + f"\n\n{link}\n\n"
+            + translate(lang, "notify.mail.reset_expires", count=minutes)
+            + "\n"
+        )
+        title = translate(lang, "notify.mail.reset_title")
+        return self.mailer.message(
+            address.address, translate(lang, "notify.mail.subject", title=title), text
+        )
+
     def compose(self, notice: Notice, address: store.Address) -> EmailMessage:
         """A notice's e-mail, in the player's language (English when none is known)."""
         lang = supported(address.language) or DEFAULT

@@ -309,3 +309,73 @@ async def test_emails_are_written_in_the_players_language(
     assert "2 parties attendent votre coup :" in body
     assert "C'est à vous de jouer dans Samedi." in body and "Dimanche" in body
     assert "Un seul e-mail regroupe vos tours" in body
+
+
+async def test_account_emails_are_written_in_the_players_language(
+    site_factory: Any, smtp: tuple[Inbox, int]
+) -> None:
+    """The address check and the password reset: the player's language if the server knows
+    it, else the asking page's (its cookie, then Accept-Language), else English; the hours
+    and minutes through the catalog's plurals."""
+    inbox, _port = smtp
+    site = await _site(site_factory, smtp, email_verify_hours=1)
+    _ann, headers = await site.register("Ann")
+    r = await site.http.put("/api/me/language", json={"language": "de"}, headers=headers)
+    assert r.status_code == 204, r.text
+    r = await site.http.put(
+        "/api/account/email",
+        json={"address": "ann@example.org"},
+        headers={**headers, "Accept-Language": "fr"},  # her setting wins
+    )
+    assert r.status_code == 202
+    [check] = inbox.to("ann@example.org")
+    assert _subject(check) == "Hearts Online: bestätige deine E-Mail-Adresse"
+    body = _body(check)
+    assert body.startswith("Hallo Ann,")
+    assert "Öffne diesen Link, um zu bestätigen, dass ann@example.org dir gehört:" in body
+    assert "Er gilt 1 Stunde." in body and "Hello" not in body
+
+    # no setting: the page's cookie, then its Accept-Language
+    _bob, bob_headers = await site.register("Bob")
+    r = await site.http.put(
+        "/api/account/email",
+        json={"address": "bob@example.org"},
+        headers={**bob_headers, "Accept-Language": "fr-CA,en;q=0.5"},
+    )
+    [french] = inbox.to("bob@example.org")
+    assert _subject(french) == "Hearts Online : vérifiez votre adresse e-mail"
+    assert _body(french).startswith("Bonjour Bob,") and "Il est valable 1 heure." in _body(french)
+    r = await site.http.put(
+        "/api/account/email",
+        json={"address": "bob@example.net"},
+        headers={**bob_headers, "Accept-Language": "fr", "Cookie": "hearts_lang=es"},
+    )
+    [spanish] = inbox.to("bob@example.net")
+    assert _subject(spanish) == "Hearts Online: comprueba tu dirección de correo"
+    assert "Sirve durante 1 hora." in _body(spanish)
+    r = await site.http.get(_link(spanish))
+    assert r.headers["location"] == "/?email=verified"
+    r = await site.http.get(_link(check))
+    assert r.headers["location"] == "/?email=verified"
+
+    # the reset: Ann's German whoever asks; Bob (no setting) in the asking page's Dutch
+    for account, language in (("Ann", "en"), ("Bob", "nl")):
+        r = await site.http.post(
+            "/api/account/password/forgot",
+            json={"account": account},
+            headers={"Accept-Language": language},
+        )
+        assert r.status_code == 202
+    german = inbox.to("ann@example.org")[-1]
+    assert _subject(german) == "Hearts Online: ein neues Passwort"
+    assert "ein neues Passwort für dein Konto Ann angefordert" in _body(german)
+    assert "Der Link gilt einmal, 60 Minuten lang." in _body(german)
+    dutch = inbox.to("bob@example.net")[-1]
+    assert _subject(dutch) == "Hearts Online: een nieuw wachtwoord"
+    assert _body(dutch).startswith("Hallo Bob,")
+    assert "De link werkt één keer, 60 minuten lang." in _body(dutch)
+    token = _token(_link(dutch), "reset")
+    r = await site.http.post(
+        "/api/account/password/reset", json={"token": token, "password": "a brand new passphrase"}
+    )
+    assert r.status_code == 204
