@@ -2,6 +2,7 @@
 
     python -m bench.lighthouse                      # installs npm's lighthouse if none is found
     python -m bench.lighthouse --tables 50 --runs 3 --lighthouse /path/to/bin/lighthouse
+    python -m bench.lighthouse --lang en --lang de      # each page in English, then in German
 
 Starts a server (``python -m app``, embedded defaults: SQLite in a temporary directory, the
 in-process Redis stand-in) on a free port, fills the lobby with public tables (guests creating
@@ -16,9 +17,12 @@ system's Chromium: ``CHROME_PATH``, /usr/bin/chromium by default, headless, no s
 once with Lighthouse's phone settings (its default: a mid-range phone, simulated slow 4G and a
 4x slower CPU) and once with ``--preset=desktop``, and prints the four scores (performance,
 accessibility, best practices, SEO) and the main metrics (FCP, LCP, TBT, CLS, Speed Index) of
-each, the median of ``--runs`` runs. Lighthouse comes from ``--lighthouse``, ``$LIGHTHOUSE``,
-``lighthouse`` on the PATH, or else ``npm install --prefix ~/.cache/hearts-online/lighthouse
-lighthouse`` (once). Figures belong in docs/frontend.md, not in the tests.
+each, the median of ``--runs`` runs, in each ``--lang`` (English by default; another language
+through the ``hearts_lang`` cookie the site's language switch sets, added to the request's
+Cookie header, so the page and its catalogs are that language's). Lighthouse comes from
+``--lighthouse``, ``$LIGHTHOUSE``, ``lighthouse`` on the PATH, or else ``npm install
+--prefix ~/.cache/hearts-online/lighthouse lighthouse`` (once). Figures belong in
+docs/frontend.md, not in the tests.
 """
 
 from __future__ import annotations
@@ -214,12 +218,26 @@ def failing_audits(report: dict[str, Any]) -> list[str]:
     return out
 
 
+def with_language(headers: dict[str, str], lang: str) -> dict[str, str]:
+    """The request headers with the language cookie added (none for English: a new visitor)."""
+    if lang == "en":
+        return headers
+    cookie = "; ".join(c for c in (headers.get("Cookie"), f"hearts_lang={lang}") if c)
+    return {**headers, "Cookie": cookie}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=50, help="public tables in the lobby")
     parser.add_argument("--runs", type=int, default=1, help="runs per page and setting (median)")
     parser.add_argument("--lighthouse", help="the lighthouse command (else found or installed)")
     parser.add_argument("--keep", help="keep the JSON reports in this directory")
+    parser.add_argument(
+        "--lang",
+        action="append",
+        choices=["en", "fr", "de", "es", "nl"],
+        help="the pages' language (repeat for several; English by default)",
+    )
     args = parser.parse_args()
     command = find_lighthouse(args.lighthouse)
     data_dir = tempfile.mkdtemp(prefix="hearts-lighthouse-")
@@ -234,22 +252,28 @@ def main() -> None:
             ("table", f"{url}/?table={table_id}", {"Cookie": f"hearts_token={token}"}),
         ]
         print(f"Lighthouse, {args.runs} run(s) each, lobby with {args.tables} public tables")
-        header = ["page", "setting", "perf", "a11y", "best", "seo"] + [m[1] for m in METRICS]
+        header = ["lang", "page", "setting", "perf", "a11y", "best", "seo"]
+        header += [m[1] for m in METRICS]
         print(" ".join(f"{h:>8}" for h in header))
-        for name, page_url, headers in pages:
-            for desktop in (False, True):
-                reports = [
-                    run_lighthouse(command, page_url, desktop, headers, out_dir)
-                    for _ in range(args.runs)
-                ]
-                row = summary(reports)
-                cells = [name, "desktop" if desktop else "phone"]
-                cells += [str(row[c]) for c in CATEGORIES]
-                for _, metric, unit in METRICS:
-                    cells.append(f"{row[metric]:.0f}" if unit else f"{row[metric]:.3f}")
-                print(" ".join(f"{c:>8}" for c in cells), flush=True)
-                for line in failing_audits(reports[0]):
-                    print(f"{'':>17}not passed: {line}")
+        for lang, (name, page_url, page_headers), desktop in (
+            (lang, page, desktop)
+            for lang in args.lang or ["en"]
+            for page in pages
+            for desktop in (False, True)
+        ):
+            headers = with_language(page_headers, lang)
+            reports = [
+                run_lighthouse(command, page_url, desktop, headers, out_dir)
+                for _ in range(args.runs)
+            ]
+            row = summary(reports)
+            cells = [lang, name, "desktop" if desktop else "phone"]
+            cells += [str(row[c]) for c in CATEGORIES]
+            for _, metric, unit in METRICS:
+                cells.append(f"{row[metric]:.0f}" if unit else f"{row[metric]:.3f}")
+            print(" ".join(f"{c:>8}" for c in cells), flush=True)
+            for line in failing_audits(reports[0]):
+                print(f"{'':>17}not passed: {line}")
     finally:
         proc.terminate()
         try:
