@@ -28,7 +28,7 @@ import redis
 
 from app.main import start_services, stop_services
 from app.realtime import messages as m
-from app.realtime.hub import Connection
+from app.realtime.hub import Connection, TableHub
 from app.realtime.table_commands import dispatch
 from app.services import Services
 from app.settings import Settings
@@ -39,8 +39,25 @@ from bench.load_client import random_move
 PLAYERS = [Actor(f"bench-p{i}", f"Bench{i}") for i in range(4)]
 
 
-async def run(instances: int, tables: int, redis_url: str) -> tuple[int, float, float]:
-    """Moves played, CPU seconds and wall seconds of the play (set-up left out)."""
+# Bytes of the tables' change notices the hubs received (every instance), for the pub/sub
+# bytes per move: counted where each notice arrives, before it is parsed.
+NOTICE_BYTES = [0]
+
+
+def _counting(on_message: Any) -> Any:
+    def counted(hub: TableHub, channel: str, data: bytes) -> None:
+        NOTICE_BYTES[0] += len(data)
+        on_message(hub, channel, data)
+
+    return counted
+
+
+TableHub.on_message = _counting(TableHub.on_message)  # type: ignore[method-assign]
+
+
+async def run(instances: int, tables: int, redis_url: str) -> tuple[int, float, float, int]:
+    """Moves played, CPU seconds and wall seconds of the play (set-up left out), and the
+    bytes of change notices the hubs received meanwhile."""
     namespace = "benchhubs" + uuid.uuid4().hex[:8]
     folder = tempfile.mkdtemp(prefix="hearts-bench-")
     services: list[Services] = []
@@ -104,6 +121,7 @@ async def run(instances: int, tables: int, redis_url: str) -> tuple[int, float, 
         players = [asyncio.create_task(player()) for _ in range(50)]
         gc.collect()
         cpu, wall = time.process_time(), time.perf_counter()
+        notice_bytes = NOTICE_BYTES[0]
         for table_id in ids:
             await services[0].tables.start(table_id, PLAYERS[0])
         while True:
@@ -114,7 +132,7 @@ async def run(instances: int, tables: int, redis_url: str) -> tuple[int, float, 
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         for task in players:
             task.cancel()
-        return moves, cpu, wall
+        return moves, cpu, wall, NOTICE_BYTES[0] - notice_bytes
     finally:
         for service in services:
             await stop_services(service)
@@ -159,16 +177,17 @@ def main() -> None:
     import uvloop
 
     for count in args.instances:
-        best: tuple[int, float, float] | None = None
+        best: tuple[int, float, float, int] | None = None
         for _ in range(args.repeat):
             result = uvloop.run(run(count, args.tables, args.redis_url))
             if best is None or result[1] / result[0] < best[1] / best[0]:
                 best = result
         assert best is not None
-        moves, cpu, wall = best
+        moves, cpu, wall, notices = best
         print(
             f"instances={count} tables={args.tables} moves={moves}: server code CPU"
-            f" {cpu / moves * 1e6:.0f} us/move (best of {args.repeat}; {wall:.1f} s)",
+            f" {cpu / moves * 1e6:.0f} us/move (best of {args.repeat}; {wall:.1f} s),"
+            f" table notices received {notices / moves:.0f} B/move",
             flush=True,
         )
 
