@@ -194,9 +194,13 @@ class TableStore:
         """Claim up to ``limit`` due items from every shard's set, fairly: the limit is shared
         among the shards (one concurrent round of claims; shards that gave their whole share
         may have more and share what is left in the next round), and the shard served first
-        rotates from call to call, so no shard waits behind the others."""
+        rotates from call to call, so no shard waits behind the others. Only the shards with
+        an item due run the claim script: an idle poll costs one ZCOUNT per shard."""
         first = self._claim_next
-        order = [(first + i) % keys.SHARDS for i in range(keys.SHARDS)]
+        due = await self._due_shards(
+            now_ms, [(first + i) % keys.SHARDS for i in range(keys.SHARDS)]
+        )
+        order = list(due)
         claimed: list[str] = []
         room = limit
         asked_first = 0
@@ -221,11 +225,35 @@ class TableStore:
                 room -= len(items)
                 if len(items) == n:
                     order.append(k)
-        # The next call starts after the shards this one could not ask (a limit below the
-        # number of shards), or after those that got one more than the others.
-        step = asked_first if asked_first < keys.SHARDS else limit % keys.SHARDS
-        self._claim_next = (first + max(1, step)) % keys.SHARDS
+        # The next call starts at the first due shard this one could not ask (a limit below
+        # the number of due shards), or after those that got one more than the others.
+        if asked_first < len(due):
+            self._claim_next = due[asked_first]
+        else:
+            self._claim_next = (first + max(1, limit % keys.SHARDS)) % keys.SHARDS
         return claimed
+
+    async def _due_shards(self, now_ms: float, shards: list[int]) -> list[int]:
+        """Those of ``shards`` (in their order) whose set holds an item due at ``now_ms``:
+        one ZCOUNT each, sent together (the pipelined client's batch, or one pipeline)."""
+        now = int(now_ms)
+        counts: list[Any]
+        if self.fast is not None:
+            fast = self.fast
+            counts = list(
+                await asyncio.gather(
+                    *(
+                        fast.call_at(self.due_keys[k], "ZCOUNT", self.due_keys[k], "-inf", now)
+                        for k in shards
+                    )
+                )
+            )
+        else:
+            pipe = self.redis.pipeline(transaction=False)
+            for k in shards:
+                pipe.zcount(self.due_keys[k], "-inf", now)
+            counts = await pipe.execute()
+        return [k for k, n in zip(shards, counts, strict=True) if int(n) > 0]
 
     def due_key_of(self, table_id: str) -> str:
         return self.due_keys[keys.shard_of(table_id)]

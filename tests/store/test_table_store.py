@@ -96,6 +96,45 @@ async def test_due_claims_are_exclusive_leases(
     assert await store.due_of(a) == 23_000
 
 
+async def test_an_idle_poll_runs_no_script_and_a_small_limit_reaches_every_due_shard(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """The due loop polls every shard several times a second on every instance: with nothing
+    due it asks one ZCOUNT per shard and runs no claim script. With more due shards than the
+    limit, successive polls take turns over them, so every due item is claimed."""
+    store = TableStore(redis_client, namespace=namespace)
+    scripts: list[int] = []
+    run = store._run
+
+    async def counted(script: object, *, keys: list[str], args: list[object]) -> object:
+        scripts.append(1)
+        return await run(script, keys=keys, args=args)
+
+    store._run = counted  # type: ignore[method-assign]
+    assert await store.claim_due(1000, 10_000) == []
+    assert scripts == []  # nothing due: no script ran
+    ids: list[str] = []
+    shards: set[int] = set()
+    while len(ids) < 6:  # six tables in six different shards
+        tid = new_id()
+        if keys.shard_of(tid) not in shards:
+            shards.add(keys.shard_of(tid))
+            ids.append(tid)
+    for tid in ids:
+        await store.commit(
+            tid, expected_version=0, blob=b"s", message=b"m", ttl_seconds=60, due=500
+        )
+    scripts.clear()
+    claimed: list[str] = []
+    for _ in range(3):
+        got = await store.claim_due(1000, 10_000, limit=2)
+        assert len(got) == 2
+        claimed += got
+    assert sorted(claimed) == sorted(ids)  # each claimed once, none left behind
+    assert len(scripts) == 6  # a script only for a shard with an item due
+    assert await store.claim_due(1000, 10_000) == []
+
+
 async def test_lease_expiry_returns_item(redis_client: aioredis.Redis, namespace: str) -> None:
     store = TableStore(redis_client, namespace=namespace)
     a = new_id()
