@@ -8,6 +8,7 @@ way, its keys only under its prefix and used only by that page's modules."""
 
 from __future__ import annotations
 
+import ast
 import gzip
 import json
 import re
@@ -35,7 +36,12 @@ _HTML_KEY = re.compile(r'\sdata-i18n(?:-[a-z-]+)?="([\w.]+)"')
 
 
 # The section files: section -> the modules that may use its keys (its prefix is "<section>.").
-SECTIONS = {"table": ("table.js", "table/")}
+SECTIONS = {
+    "table": ("table.js", "table/"),
+    # The server's refusals (error.<code>): i18n.js loads them on every page after its first
+    # draw; the modules that word a refusal.
+    "error": ("api.js", "labels.js", "app.js", "lobby_identity.js"),
+}
 FILES = ("", *(f".{section}" for section in SECTIONS))  # "" is the main catalog
 
 
@@ -110,6 +116,119 @@ def sent_codes() -> set[str]:
             words.update(re.findall(r"""["']([a-z][a-z_]+)["']""", source.read_text()))
     words.update(re.findall(r'ApiError\(\d+, "([a-z_]+)"', (STATIC / "js" / "api.js").read_text()))
     return words
+
+
+# Where a code and a sentence side by side are no refusal a player can meet: metric names and
+# their help, a setting's validation, and the rules of app/text.py (a refusal's detail: the
+# code sent is bad_name or bad_chat).
+NOT_REFUSALS = ("metrics.py", "settings.py", "text.py")
+# Calls whose first word names a rule option, not a code (app/engine/rules.py: _bad("deck",
+# "...") is RulesError("bad_option", "deck: ...")).
+OPTION_CALLS = frozenset({"_bad"})
+# Codes only a client other than the page meets (the page never sends what they refuse), or
+# that the page words by its own keys (table.gone.*): the page shows the server's sentence.
+PROTOCOL_CODES = frozenset(
+    {
+        "bad_compete",  # a competition's table made by the server itself
+        "bad_cursor",  # the lobby's and standings' paging cursors come from the server
+        "bad_filter",  # the lobby's filter is a <select> of the server's values
+        "bad_game_id",
+        "bad_hello",
+        "bad_hints",  # booleans and ids the form sends as such
+        "bad_json",
+        "bad_limit",
+        "bad_message",
+        "bad_move",  # a move the page never builds
+        "bad_origin",  # table.gone.bad_origin
+        "bad_rated",
+        "bad_request",
+        "bad_scores",  # an arena's results, from the server's own tables
+        "bad_share",
+        "bad_subscription",  # the browser's push subscription
+        "bad_table_id",
+        "bad_tables",
+        "csrf_header_missing",  # api.js always sends the header
+        "duplicate_card",
+        "no_database",  # a server set up without one: for its operator
+        "no_hello",
+        "no_secret",
+        "no_tables",
+        "policy",  # table.gone.policy
+        "unknown_kind",
+        "unknown_option",
+        "unknown_type",
+    }
+)
+_CODE = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def _text(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):  # f"...": its words, a {} for each value
+        return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    return None
+
+
+def _code_and_sentence(code: ast.expr, message: ast.expr) -> str | None:
+    """``code`` when it is a code ("not_your_turn") and ``message`` a sentence beside it."""
+    said = _text(message)
+    if isinstance(code, ast.Constant) and isinstance(code.value, str) and said and " " in said:
+        return code.value if _CODE.fullmatch(code.value) else None
+    return None
+
+
+def refusal_codes() -> dict[str, str]:
+    """Every refusal the server can send a player, by what all its doors share: a code and its
+    English sentence side by side (``fail(404, "no_such", "...")``, ``TableError("code",
+    f"...")``, ``{"code": ..., "message": ...}``, ``code=..., message=...``) -> where first."""
+    found: dict[str, str] = {}
+    for source in sorted((ROOT / "app").rglob("*.py")):
+        if source.name in NOT_REFUSALS:
+            continue
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            pairs: list[tuple[ast.expr, ast.expr]] = []
+            if isinstance(node, ast.Call) and ast.unparse(node.func) not in OPTION_CALLS:
+                pairs += zip(node.args, node.args[1:], strict=False)
+                named = {k.arg: k.value for k in node.keywords}
+                if "code" in named and "message" in named:
+                    pairs.append((named["code"], named["message"]))
+            elif isinstance(node, ast.Dict):
+                keys = [k.value if isinstance(k, ast.Constant) else None for k in node.keys]
+                named_values = dict(zip(keys, node.values, strict=True))
+                if "code" in named_values and "message" in named_values:
+                    pairs.append((named_values["code"], named_values["message"]))
+            for code_node, message in pairs:
+                code = _code_and_sentence(code_node, message)
+                if code is not None:
+                    where = f"{source.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+                    found.setdefault(code, where)
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_refusal_the_server_sends_has_its_words(lang: str) -> None:
+    """A player reads the server's refusals in their language: each code the server can send
+    (api.js errorWords, labels.js reasonWords) has its error.<code> text in every catalog,
+    but the protocol's own (PROTOCOL_CODES, each with its reason)."""
+    catalog = load(lang, ".error")
+    codes = refusal_codes()
+    missing = sorted(
+        f"{code} ({where})"
+        for code, where in codes.items()
+        if code not in PROTOCOL_CODES and f"error.{code}" not in catalog
+    )
+    assert not missing, f"{lang}.json has no error.<code> for {missing}"
+    assert not PROTOCOL_CODES - codes.keys(), "a protocol code the server no longer sends"
+
+
+def test_the_refusal_scan_finds_every_door() -> None:
+    """The scan reads each way a refusal is written (one example of each)."""
+    codes = refusal_codes()
+    assert codes["not_your_turn"].startswith("app/engine")  # EngineError("code", "...")
+    assert "unknown_club" in codes and "too_many_emails" in codes  # fail(...), too_many(...)
+    assert "bad_origin" in codes  # {"code": ..., "message": ...}
+    assert "hearts_commands" not in codes  # a metric's name and help are no refusal
 
 
 def placeholders(text: object) -> set[str]:

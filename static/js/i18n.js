@@ -5,7 +5,9 @@
 // <html lang>; this module loads only that language's catalog, static/i18n/<lang>.json, by the
 // versioned URL the page preloads. A page with many words of its own keeps them in a section
 // file, static/i18n/<lang>.<section>.json (the table: <lang>.table.json), loaded by
-// loadSection(name) before that page first draws. How to add a string or a language:
+// loadSection(name) before that page first draws. The server's refusals in words (error.<code>,
+// <lang>.error.json) are wanted by every page but by none before its first draw: they load
+// after the main catalog, in the background. How to add a string or a language:
 // docs/frontend.md.
 
 export const LANGUAGES = ["en", "fr", "de", "es", "nl"];
@@ -24,6 +26,7 @@ let plurals = new Intl.PluralRules(lang);
 
 let main = {}; // the language's main catalog
 const sections = new Map(); // "<lang>.<section>" -> that section's texts (fetched once)
+const fetching = new Map(); // "<lang>.<section>" -> its fetch under way (asked twice, fetched once)
 const wanted = new Set(); // the sections a page asked for: a language switch loads them too
 
 /** The catalog's URL: next to this module, so it carries the same version (app/api/static.py). */
@@ -39,7 +42,10 @@ async function fetchCatalog(name) {
 
 async function fetchSection(code, section) {
   const name = `${code}.${section}`;
-  if (!sections.has(name)) sections.set(name, await fetchCatalog(name));
+  if (!sections.has(name)) {
+    if (!fetching.has(name)) fetching.set(name, fetchCatalog(name).finally(() => fetching.delete(name)));
+    sections.set(name, await fetching.get(name));
+  }
   return sections.get(name);
 }
 
@@ -70,6 +76,10 @@ export async function loadSection(section) {
   }
   messages = merged(lang, main);
 }
+
+// The refusals' words: not awaited (a refusal before they arrive shows the server's sentence:
+// api.js errorWords asks has() first).
+loadSection("error");
 
 export function language() {
   return lang;
