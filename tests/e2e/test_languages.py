@@ -2,7 +2,7 @@
 French at 1280x800 and German at 390x844 (long words), the first page comes in that language
 (lang, the top bar, the settings, the lobby's create form, and once signed in the friends
 panel), the table's Rules, the action bar's status line, a seat and a refused card's reason
-too; the
+too, and at the end of a one-hand game in German on a phone, the game-over panel; the
 picker in Settings switches the language without a reload; the game is played on in the new
 language. axe, clipped text, overlaps and layout shift at each step (but for the switch's own
 change of words, which the player asked for)."""
@@ -22,6 +22,7 @@ from tests.e2e.helpers import (
     check_page,
     mark_loaded,
     page_version,
+    play_until,
     settle,
     still_same_document,
     view_state,
@@ -236,5 +237,61 @@ def test_the_clubs_and_the_event_form_in_the_language(
         assert visible_text(page, "#event-create") == schedule
         check_page(page, f"languages-club-{lang}")
         assert not page.js_errors, page.js_errors
+    finally:
+        page.context.close()
+
+
+# The game-over panel's words (static/js/table/center.js, table.center.*), and English that
+# must not show on it.
+OVER_WORDS = {
+    "de": {
+        "title": "Spiel vorbei",
+        "won": ("Du gewinnst!", "gewinnt!", "teilen sich den Sieg!"),
+        "buttons": ("Revanche", "Wiederholung ansehen", "Zurück zur Lobby"),
+    },
+}
+ENGLISH_ON_PANEL = ("Game over", "Rematch", " wins", "You win", "Watch the replay", "Back to")
+
+
+def test_a_german_guest_reads_the_end_of_a_game_on_a_phone(
+    browser: Any, server: ServerInfo
+) -> None:
+    """A one-hand game against computers to its end in German at 390x844: the game-over
+    panel (its title, who won, the final scores, Revanche, the replay once it is saved, back
+    to the lobby) in German and in no English; axe, clipped text, overlaps and no layout
+    shift from the first byte, when the panel comes and when the replay's link replaces its
+    'being saved' note."""
+    words = OVER_WORDS["de"]
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        guest = client.post("/api/guest", json={"name": "Jürgen"}).json()
+    token = str(guest["token"])
+    page = open_page(browser, server, PHONE, token)
+    page.context.add_cookies([{"name": "hearts_lang", "value": "de", "url": server.url}])
+    try:
+        table = new_table(
+            server,
+            token,
+            "classic",
+            bots={"1": "easy", "2": "easy", "3": "easy"},
+            options={"end": "hands", "hands": 1, "passing": "none"},
+        )
+        start_at_table(page, table["id"])
+        in_language(page, "de")
+        panel = page.locator(".center-panel.game-over")
+        play_until([page], lambda: panel.count() > 0 and panel.is_visible())
+        title = panel.locator("h2").inner_text()
+        assert title == words["title"], title
+        won = panel.locator(".winners").inner_text()
+        assert won.endswith(words["won"]), won
+        assert panel.locator(".final-scores li").count() == 4
+        checked(page, "languages-over-de")
+        # The replay's link comes a moment after the end (the game is saved first).
+        page.locator("#watch-replay").wait_for()
+        text = panel.inner_text()
+        for button in words["buttons"]:
+            assert button in text, (button, text)
+        english = [w for w in ENGLISH_ON_PANEL if w in text]
+        assert not english, (english, text)
+        checked(page, "languages-over-replay-de")
     finally:
         page.context.close()
