@@ -61,8 +61,9 @@ export function reasonWords(code, message, ctx = {}) {
       return ctx.passCount ? t("error.wrong_pass_count", { count: ctx.passCount }) : t("reason.pass_count_unknown");
     case "wrong_status":
     case "bad_chat":
-      // The server's own words say what is wrong (kept in English: a free sentence, no code).
-      return message ? capitalise(message) + "." : t(`error.${code}`);
+      // One code for many situations: an English page keeps the server's own sentence (the
+      // more precise), another language the code's catalog text (as api.js errorWords).
+      return message && (language() === "en" || !has(`error.${code}`)) ? capitalise(message) + "." : t(`error.${code}`);
     case "claim_refused":
       return message && language() === "en"
         ? `Your claim was refused: ${message}. You cannot claim again this hand.`
