@@ -193,14 +193,14 @@ class Settings(BaseSettings):
     bot_hard_cap_ms: int = Field(default=0, ge=0, le=60_000)
     # Game reviews (app/jobs/review.py, docs/review.md "Game review"): the review budget,
     # rollouts per play decision (a pass gets three times as many; the losses' calibration,
-    # docs/bots.md "Calibration", is fitted at the default 1600); reviews one player may ask
+    # docs/bots.md "Calibration", is fitted at the default 800); reviews one player may ask
     # for per hour (a review already
     # asked for by anyone costs nothing; 0 = no limit); worker processes of this instance that
     # compute reviews, at a lower priority than the server (0 = a thread: tests); how long a
     # job's lease lasts without being renewed (then another instance takes it over) and how
     # often each instance looks for jobs nobody holds; run_review_jobs off: this instance
     # computes none (others do).
-    review_units: int = Field(default=1600, ge=16, le=100_000)
+    review_units: int = Field(default=800, ge=16, le=100_000)
     review_requests_per_hour: int = Field(default=10, ge=0, le=100_000)
     review_workers: int = Field(default=1, ge=0, le=64)
     review_lease_seconds: float = Field(default=30.0, ge=1, le=3600)

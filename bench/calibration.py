@@ -43,7 +43,7 @@ from app.bots.policy import policy_rollout
 from app.engine.playout import Sim
 from app.review import Decision, ReviewBudget
 from app.review.analysis import decision_rng, evaluate_decision
-from app.review.calibration import KNOTS, apply_knots
+from app.review.calibration import KNOTS, apply_knots, budget_scale
 
 from .tournament import _setup
 
@@ -125,7 +125,7 @@ def positions(preset: str, deal: int, budget: ReviewBudget) -> Iterator[dict[str
         state = states[index]
         dec = Decision(index, state.hand_no, engine.view(state, SEAT), mv)
         pass_ = mv["type"] == "pass"
-        units = budget.pass_units if pass_ else budget.play_units
+        units = budget_scale(preset) * (budget.pass_units if pass_ else budget.play_units)
         c0 = time.process_time()
         raw = evaluate_decision(
             rules, dec, decision_rng(budget.seed, SEAT, dec), units, budget.cap_ms

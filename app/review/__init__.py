@@ -26,7 +26,7 @@ The returned dict (JSON-ready; the shape is stable)::
     {
       "seat": 0, "variant": "classic", "players": 4,
       "thresholds": {"inaccuracy": 0.5, "mistake": 1.5, "blunder": 4.0},
-      "budget": {"play_units": 4000, "pass_units": 12000, "seed": 0},
+      "budget": {"play_units": 800, "pass_units": 2400, "seed": 0},
       "loss": 3.2,              # sum of the losses of every reviewed decision (points)
       "accuracy": 87.5,         # 100 * share of the decisions with loss < "inaccuracy";
                                 # None when the seat had no decision with a choice

@@ -21,7 +21,7 @@ from app.bots.knowledge import Knowledge
 from app.bots.players import Budget, pass_json, play_json
 from app.bots.standard import CARD_BITS, FACE_SHIFT
 
-from .calibration import calibrated, hand_cost
+from .calibration import FITTED_UNITS, budget_scale, calibrated, hand_cost
 
 # a decision's loss (expected points above the best move's) from which it is marked
 THRESHOLDS: dict[str, float] = {"inaccuracy": 0.5, "mistake": 1.5, "blunder": 4.0}
@@ -38,15 +38,15 @@ class ReviewBudget:
     """How much search a review spends.
 
     ``play_units`` / ``pass_units``: work per decision in the Expert's units (one unit is one
-    full-hand rollout; two fifths of what the Expert plays (4,000) and passes (12,000) with: the
-    calibration, ``calibration.py``, is fitted at these defaults); ``seed``:
+    full-hand rollout; a fifth of what the Expert plays (4,000) and passes (12,000) with: the
+    calibration, ``calibration.py``, is fitted at these defaults, ``FITTED_UNITS``); ``seed``:
     the review's random numbers (with the decision's index); ``cap_ms``: wall-clock safety cap
     of one decision; ``time_cap_s``: of the whole review (None: none); past it the remaining
     decisions get the minimum search (16 deals).  A cap that cuts a search makes the review no
     longer exact to reproduce; the output says so (``"cut": true``)."""
 
-    play_units: int = 1600
-    pass_units: int = 4800
+    play_units: int = FITTED_UNITS[0]
+    pass_units: int = FITTED_UNITS[1]
     seed: int = 0
     cap_ms: float = 30_000.0
     time_cap_s: float | None = None
@@ -186,6 +186,7 @@ def review_views(
     per_hand: list[list[dict[str, Any]]] = [[] for _ in range(max(hands, 1))]
     cut = False
     total = len(decisions)
+    scale = budget_scale(rules.preset)
     if progress is not None:
         progress(0.0)
     for done, dec in enumerate(decisions, 1):
@@ -193,7 +194,7 @@ def review_views(
         cut = cut or over
         rng = decision_rng(budget.seed, seat, dec)
         pass_ = dec.made.get("type") == "pass"
-        units = 0 if over else (budget.pass_units if pass_ else budget.play_units)
+        units = 0 if over else scale * (budget.pass_units if pass_ else budget.play_units)
         raw = evaluate_decision(rules, dec, rng, units, budget.cap_ms)
         if raw is not None:
             cut = cut or raw.cut

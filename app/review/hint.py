@@ -3,9 +3,9 @@
 Pure: the same evaluation as the review (``app.bots.expert.evaluate_play`` / ``evaluate_pass``)
 over the seat's view alone (``app.engine.view(state, seat)``: its hand, the cards played, the
 passes it made and received), with the review's calibration of the differences between moves
-(``calibration.py``), at the review's budget (1,600 units a play, 4,800 a pass: a play in about
-0.15 s of CPU, a pass in about 0.5 s), cut at 0.9 s of wall clock.  The caller (the
-table's computer-player workers) decides who may ask and how often.
+(``calibration.py``), at the review's budget (800 units a play, 2,400 a pass: about half
+the CPU of the 1,600 / 4,800 docs/bots.md "Hints" measured), cut at 0.9 s of wall clock.  The
+caller (the table's computer-player workers) decides who may ask and how often.
 
 ``hint(view, rules, seed=...)`` returns (JSON-ready)::
 

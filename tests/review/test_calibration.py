@@ -9,9 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app import engine
-from app.review import mark_of
+from app.review import ReviewBudget, mark_of
 from app.review.analysis import cap_hand
-from app.review.calibration import KNOTS, apply_knots, calibrated, hand_cost, knots_for
+from app.review.calibration import (
+    FITTED_UNITS,
+    KNOTS,
+    apply_knots,
+    calibrated,
+    hand_cost,
+    knots_for,
+)
+from app.settings import Settings
 
 
 @pytest.mark.parametrize(
@@ -90,3 +98,12 @@ def test_a_capped_hand_sums_to_at_most_its_cost(losses: list[float], cost: int) 
         assert e["options"][1]["expected"] == e["expected_made"]
         if not capped:
             assert e["loss"] == before
+
+
+def test_the_default_budget_is_the_one_the_calibration_was_fitted_at() -> None:
+    """The review (``ReviewBudget``) and the review jobs (``HEARTS_REVIEW_UNITS``, a pass three
+    times a play) run by default at the budget the losses' ratios were fitted at."""
+    budget = ReviewBudget()
+    assert (budget.play_units, budget.pass_units) == FITTED_UNITS
+    units = Settings.model_fields["review_units"].default
+    assert (units, 3 * units) == FITTED_UNITS
