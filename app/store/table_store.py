@@ -8,7 +8,7 @@ table (claiming due items, reading the lobby) reads every shard, concurrently.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -67,6 +67,9 @@ class TableStore:
         self.results_keys = keys.results_keys(namespace)
         self.lobby_channel = keys.lobby_channel(namespace)
         self._claim_next = 0  # the shard claim_due starts with (it rotates)
+        # Told each due time (ms, the service's clock) a write of this instance set: the due
+        # loop here wakes for it rather than at its next poll (app/tables/due.py).
+        self.due_written: Callable[[float], None] | None = None
         self._commit = redis.register_script(lua.COMMIT)
         self._claim = redis.register_script(lua.CLAIM_DUE)
         self._set_due = redis.register_script(lua.SET_DUE_IF_VERSION)
@@ -149,6 +152,8 @@ class TableStore:
             ],
         )
         ok = int(result[0]) == 1
+        if ok and not isinstance(due, str) and self.due_written is not None:
+            self.due_written(float(due))
         if ok and self.wait_replicas and self.fast is not None:
             at = keys.version_key(table_id)  # on the connection the commit went through
             acked = await self.fast.wait_replicas(at, self.wait_replicas, self.wait_timeout_ms)
@@ -264,6 +269,8 @@ class TableStore:
             keys=[keys.version_key(table_id), self.due_key_of(table_id)],
             args=[version, table_id, "-" if due is None else str(int(due))],
         )
+        if int(ok) == 1 and due is not None and self.due_written is not None:
+            self.due_written(due)
         return int(ok) == 1
 
     async def drop_due(self, table_id: str) -> None:

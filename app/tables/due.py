@@ -8,10 +8,10 @@ holds an item at a time, and an item whose claimer died comes back.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import functools
 import logging
+import math
 
 from app import logs
 from app.stopping import cancel_until_done
@@ -19,6 +19,9 @@ from app.store import STORE_DOWN, keys
 from app.tables.service import TableService
 
 log = logging.getLogger(__name__)
+
+# An early wake comes this long after the due time, so the claim (``score <= now``) finds it.
+WAKE_MARGIN_SECONDS = 0.002
 
 
 async def run_due_loop(
@@ -41,6 +44,8 @@ async def run_due_loop(
     lease_ms = settings.due_lease_seconds * 1000
     running: dict[str, asyncio.Task[None]] = {}
     store_down = False  # Redis is away: said once, not a traceback per poll
+    wake = EarlyWake(service)
+    service.store.due_written = wake.due_at
 
     def finished(table_id: str, task: asyncio.Task[None]) -> None:
         running.pop(table_id, None)
@@ -56,6 +61,7 @@ async def run_due_loop(
 
     try:
         while not stop.is_set():
+            wake.clear()  # before the claim: a due time written during it wakes the next wait
             claimed: list[str] = []
             room = max_running - len(running)
             if room > 0:
@@ -85,9 +91,11 @@ async def run_due_loop(
                 running[table_id] = task
                 task.add_done_callback(functools.partial(finished, table_id))
             if len(claimed) < batch:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), settings.due_poll_seconds)
+                await wake.wait(stop, settings.due_poll_seconds)
     finally:
+        wake.close()
+        if service.store.due_written == wake.due_at:
+            service.store.due_written = None
         if running:
             await asyncio.wait(list(running.values()), timeout=finish_seconds)
         unfinished = dict(running)
@@ -95,6 +103,52 @@ async def run_due_loop(
             await cancel_until_done(task, 1.0, f"the due item of table {table_id}")
         if unfinished:
             await hand_back(service, list(unfinished))
+
+
+class EarlyWake:
+    """Wakes this instance's due loop when a due time its own writes set comes, rather than
+    at the next poll (``HEARTS_DUE_POLL_SECONDS``): a computer's move or a timer written here
+    is acted on when it is due. One wake is pending at a time, the earliest; polls still find
+    every item (those written by other instances, and the later ones here)."""
+
+    def __init__(self, service: TableService) -> None:
+        self.clock = service.clock  # due times are on the service's clock (ms)
+        self.loop = asyncio.get_running_loop()
+        self.event = asyncio.Event()
+        self.timer: asyncio.TimerHandle | None = None
+        self.timer_at = math.inf  # the loop time the pending wake fires at
+
+    def due_at(self, due_ms: float) -> None:
+        at = self.loop.time() + max(0.0, (due_ms - self.clock()) / 1000) + WAKE_MARGIN_SECONDS
+        if at >= self.timer_at:
+            return
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer_at = at
+        self.timer = self.loop.call_at(at, self._fire)
+
+    def _fire(self) -> None:
+        self.timer, self.timer_at = None, math.inf
+        self.event.set()
+
+    def clear(self) -> None:
+        self.event.clear()
+
+    async def wait(self, stop: asyncio.Event, seconds: float) -> None:
+        """Until the poll interval passed, a due time written here came, or ``stop``."""
+        if self.event.is_set() or stop.is_set():
+            return
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self.event.wait())]
+        try:
+            await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer, self.timer_at = None, math.inf
 
 
 async def hand_back(service: TableService, table_ids: list[str]) -> None:

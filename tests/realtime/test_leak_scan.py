@@ -110,9 +110,7 @@ CASES = [(p, False, SHORT, "fake") for p in sorted(engine.PRESETS)] + [
 @contextlib.asynccontextmanager
 async def servers(kind: str, tmp_path: Any) -> AsyncIterator[tuple[Settings, str, str, Any]]:
     """(settings, the player's instance, the spectator's instance, a client of their Redis)."""
-    settings = settings_for(tmp_path).model_copy(
-        update={"due_poll_seconds": 0.005, "hints_per_minute": 1000}
-    )
+    settings = settings_for(tmp_path).model_copy(update={"hints_per_minute": 1000})
     if kind == "fake":
         fake = fakeredis.FakeServer()
         async with in_process_server(settings, fake) as address:

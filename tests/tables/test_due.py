@@ -9,9 +9,10 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
+import fakeredis
 import pytest
 
-from app.store import StoreUnavailable
+from app.store import StoreUnavailable, TableStore
 from app.tables.due import run_due_loop
 
 
@@ -57,3 +58,60 @@ async def test_failed_due_work_is_a_warning_only_when_redis_is_away(
         await asyncio.wait_for(run_due_loop(service, stop), 10)
     said = [(r.levelname, r.getMessage()) for r in caplog.records if "t1" in r.getMessage()]
     assert [lvl for lvl, _ in said] == [level], said
+
+
+class Recorder:
+    """A service over a real TableStore (the stand-in) whose due work records the table."""
+
+    def __init__(self, poll_seconds: float, server: fakeredis.FakeServer) -> None:
+        self.settings = SimpleNamespace(due_lease_seconds=10.0, due_poll_seconds=poll_seconds)
+        self.store = TableStore(fakeredis.FakeAsyncRedis(server=server), namespace="due-wake")
+        self.ran: asyncio.Queue[str] = asyncio.Queue()
+
+    def clock(self) -> float:
+        return time.time() * 1000
+
+    async def run_due(self, table_id: str) -> None:
+        await self.ran.put(table_id)
+
+
+@pytest.mark.asyncio
+async def test_a_due_time_written_here_is_acted_on_when_due_not_at_the_next_poll() -> None:
+    """The poll is 30 s apart here: a computer's turn this instance wrote 50 ms ahead is acted
+    on as it comes due (an early wake), one written by another instance at the next poll."""
+    stop = asyncio.Event()
+    server = fakeredis.FakeServer()
+    service: Any = Recorder(30, server)
+    loop_task = asyncio.create_task(run_due_loop(service, stop))
+    try:
+        while service.store.due_written is None:  # the loop started, and polled once
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        written = time.monotonic()
+        await service.store.commit(
+            "t-here",
+            expected_version=0,
+            blob=b"s",
+            message=b"m",
+            ttl_seconds=60,
+            due=service.clock() + 50,
+        )
+        assert await asyncio.wait_for(service.ran.get(), 15) == "t-here"
+        assert time.monotonic() - written >= 0.04  # not before it was due
+        # written behind this instance's back (another instance): no wake, the poll finds it
+        other = Recorder(30, server)
+        await service.store.set_due_if_version("t-here", 1, None)
+        await other.store.commit(
+            "t-there",
+            expected_version=0,
+            blob=b"s",
+            message=b"m",
+            ttl_seconds=60,
+            due=service.clock(),
+        )
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(service.ran.get(), 0.5)
+    finally:
+        stop.set()
+        await asyncio.wait_for(loop_task, 10)
+    assert service.store.due_written is None  # the loop let go of the store
