@@ -1,11 +1,8 @@
 """Per-instance fan-out: one hub per table with sockets here, fed by the table's channel.
 
-The channel says "version n changed" plus public events. On a state change each hub reads
-the table once, builds one view per seat (and one for spectators), encodes each once, and
-queues it to its own sockets. When the table's sockets are on several instances, the notice
-also carries the new state as it was stored (app.store.codec ``split_notice``): the other
-instances then build their views from it instead of reading the table again. The channel
-reaches server instances only; a socket is only ever sent its own seat's view.
+The channel says only "version n changed" plus public events. On a state change each hub
+reads the table once, builds one view per seat (and one for spectators), encodes each once,
+and queues it to its own sockets. No hidden card ever crosses the shared channel.
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ from app.realtime.state_messages import StateMessages, commit_time, time_of
 from app.realtime.wire import closing, text_frame, writable
 from app.stopping import STOP_SECONDS, cancel_until_done
 from app.store import Fanout, TableStore, keys
-from app.store.codec import split_notice
 from app.store.errors import STORE_DOWN
 from app.tables import TableError, TableService
 
@@ -294,7 +290,6 @@ class TableHub:
             return
         # A notice begins {"v":N, (the service writes it so): one this instance has queued
         # already (it committed the change) is dropped without parsing it.
-        data, stored = split_notice(data)
         if data.startswith(b'{"v":'):
             end = data.find(b",", 5)
             if 5 < end < 25 and data[5:end].isdigit() and int(data[5:end]) <= self.note_version:
@@ -309,8 +304,6 @@ class TableHub:
         if version > self.note_version:  # else this instance queued it already
             self.note_version = version
             self.note_t = max(self.note_t, time_of(note))
-            if stored is not None:
-                note["stored"] = stored  # that version's state: no read needed (``_handle``)
             self._notes.put_nowait(note)
         else:
             self._seen_again(time_of(note))
@@ -462,12 +455,6 @@ class TableHub:
         version = int(note["v"])
         events = note.get("events") or []
         if note.get("s") and version > self.state_version:
-            stored = note.get("stored")
-            if stored is not None:
-                try:
-                    self.hubs.service.accept(self.table_id, version, stored)
-                except Exception:  # read from Redis instead
-                    log.exception("hub %s: the state of notice %d unused", self.table_id, version)
             # The events ride in the state message: one send per socket per change.
             await self.push_state(events=(version, events) if events else None, at_least=version)
             delivered, committed_ms = self.hubs.delivered, note.get("t")
@@ -515,7 +502,6 @@ class Hubs:
         self._lock = asyncio.Lock()
         self.lobby = LobbyHub(store, fanout, service.settings)
         service.committed = self.committed_here
-        service.listening = self.tables.__contains__
         service.lobby_changed = self.lobby.feed.changed_here
         # Sockets and messages per player, address and table (app/realtime/limits.py).
         self.limits = Limits(store.redis, service.sockets, service.settings)

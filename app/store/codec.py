@@ -15,10 +15,6 @@ A stored state is either:
 JSON text never begins with the byte 0x01, so the two cannot be confused. The dictionary of a
 format is never changed: a new dictionary takes a new first byte, and the decoder keeps every
 old one.
-
-The same stored form rides in a table's change notice when another instance listens on its
-channel (app.store.lua COMMIT): the notice's JSON, a newline, the stored state (``split_notice``).
-Encoded JSON holds no raw newline, so the first one ends the notice.
 """
 
 from __future__ import annotations
@@ -92,9 +88,3 @@ def decode_state(stored: bytes) -> bytes:
     if not unpacker.eof:
         raise BadState("a stored table state is cut short")
     return state
-
-
-def split_notice(data: bytes) -> tuple[bytes, bytes | None]:
-    """A published change notice: its JSON and the stored state it carries (None without)."""
-    head, newline, stored = data.partition(b"\n")
-    return head, (stored if newline else None)

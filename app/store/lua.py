@@ -21,13 +21,7 @@ far below what the app needs; the rules stay in Python.
 #       8 due ('' keep, '-' remove, else score in ms),
 #       9 lobby summary ('' keep, '-' remove, else JSON), 10 lobby channel,
 #       11 '1' to empty the move list first (a new game), 12 number of moves M,
-#       13 number of records R, 14 the committing instance's own subscriptions to the table
-#       channel ('' never shares the state, else 0 or 1), then M move entries, then R records.
-# The message published is the log entry; when the state was written and some instance other
-# than the committing one listens on the table's channel (PUBSUB SHARDNUMSUB, which counts
-# this node's subscribers: on Cluster the channel is joined on the slot's master), it is the
-# log entry, a newline and the stored state (app.store.notice): that instance then builds its
-# views without reading the table.
+#       13 number of records R, then M move entries, then R records.
 # Returns {1, new_version} or {0, current_version}.
 COMMIT = """
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -51,11 +45,11 @@ end
 local nmoves = tonumber(ARGV[12])
 local nrecords = tonumber(ARGV[13])
 for i = 1, nmoves do
-  redis.call('RPUSH', KEYS[6], ARGV[14 + i])
+  redis.call('RPUSH', KEYS[6], ARGV[13 + i])
 end
 redis.call('EXPIRE', KEYS[6], ttl)
 for i = 1, nrecords do
-  redis.call('XADD', KEYS[7], '*', 'event', ARGV[14 + nmoves + i])
+  redis.call('XADD', KEYS[7], '*', 'event', ARGV[13 + nmoves + i])
 end
 if ARGV[8] == '-' then
   redis.call('ZREM', KEYS[4], ARGV[7])
@@ -70,14 +64,7 @@ elseif ARGV[9] ~= '' then
   redis.call('HSET', KEYS[5], ARGV[7], ARGV[9])
   redis.call('PUBLISH', ARGV[10], ARGV[7])
 end
-local notice = ARGV[3]
-if ARGV[14] ~= '' and ARGV[2] ~= '' then
-  local listening = redis.call('PUBSUB', 'SHARDNUMSUB', ARGV[6])[2]
-  if listening > tonumber(ARGV[14]) then
-    notice = notice .. '\\n' .. ARGV[2]
-  end
-end
-redis.call('SPUBLISH', ARGV[6], notice)
+redis.call('SPUBLISH', ARGV[6], ARGV[3])
 return {1, new}
 """
 

@@ -97,17 +97,12 @@ class TableStore:
         moves: Sequence[bytes] = (),
         new_game: bool = False,
         records: Sequence[bytes] = (),
-        share_state: int | None = None,
     ) -> CommitResult:
         """Atomically: if the version is ``expected_version``, bump it, store ``blob`` (the
         state JSON, deflated by app.store.codec; None keeps the stored state), append
         ``message`` to the event log, append ``moves`` to the game's move list (emptied first
         for a ``new_game``), add ``records`` to the shard's results stream, update the due
-        index and lobby, and publish ``message`` on the table's channel.
-
-        With ``share_state`` (how many of the table channel's subscribers are the committing
-        instance's own: 0 or 1), the published message also carries the stored state when it
-        was written and another instance listens (app.store.codec ``split_notice``)."""
+        index and lobby, and publish ``message`` on the table's channel."""
         shard = keys.shard_of(table_id)
         if due == "keep":
             due_arg: str | bytes = ""
@@ -146,7 +141,6 @@ class TableStore:
                 "1" if new_game else "",
                 len(moves),
                 len(records),
-                "" if share_state is None else share_state,
                 *moves,
                 *records,
             ],

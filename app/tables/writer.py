@@ -29,7 +29,6 @@ from app import engine
 from app.engine import GameState
 from app.settings import Settings
 from app.store import LoadedTable, TableStore
-from app.store.codec import decode_state
 from app.store.records import encode_event
 from app.store.sockets import SocketCounts
 from app.tables.change import Actor, Change, FindGameId, MoveResult, Mutation
@@ -109,10 +108,6 @@ class TableWriter:
         # Told of every change this instance commits (table id, the published notice), so
         # its own sockets need not wait for the notice to come back through Redis.
         self.committed: Callable[[str, dict[str, Any]], None] | None = None
-        # Whether this instance listens on a table's channel (its hubs; None: never shares).
-        # A commit's notice carries the new state when another instance listens: that one
-        # then builds its views without reading the table (``accept``).
-        self.listening: Callable[[str], bool] | None = None
         # Called with a table's id when a commit here changed its lobby line (the lobby
         # index of this instance reads it before its next page: read-your-writes).
         self.lobby_changed: Callable[[str], None] | None = None
@@ -171,19 +166,6 @@ class TableWriter:
 
     def forget(self, table_id: str) -> None:
         self._read_cache.pop(table_id, None)
-
-    def accept(self, table_id: str, version: int, stored: bytes) -> None:
-        """The state of ``version`` as its change notice carried it (the stored form its
-        commit wrote, app.store.codec): kept as the cached copy, unless that is as new
-        already, so a ``read`` of that version needs no Redis round trip. Raises on a state
-        that does not decode (the caller then reads the table)."""
-        cached = self._read_cache.get(table_id)
-        if (cached is not None and cached[0] >= version) or table_id in self._committing:
-            # (This instance's own commit, its notice here before the reply: ``read`` waits
-            # for the reply, which caches the same state already parsed.)
-            return
-        table, state = _parse(LoadedTable(version, decode_state(stored)))
-        self._read_cache[table_id] = (version, table, state)
 
     async def _fetch(self, table_id: str, *, page_in: bool = True) -> LoadedTable:
         """What Redis holds of the table (``unknown_table`` when nothing: expired or never)."""
@@ -459,7 +441,6 @@ class TableWriter:
                 moves=[orjson.dumps(m) for m in change.moves],
                 new_game=change.new_game,
                 records=[encode_event(r) for r in found],
-                share_state=None if self.listening is None else int(self.listening(table.id)),
             )
         finally:
             # Its waiters run after this change is in the read cache (no await until then).
