@@ -223,7 +223,10 @@ class EventRunner(ArenaSteps):
             if pid and seat.player_id == pid and not seat.away and seat.gone_since is None:
                 await run_in_threadpool(events_store.seen, db, event_id, round_no, pid)
         started = table.game_started_ms or table.created_ms
-        if self.tables.clock() - started >= info["grace_seconds"] * 1000:
+        over = table.ended is not None and table.game is not None
+        # Late: not come by the end of the grace time, or by the end of a game that ended
+        # sooner (a table of computers plays fast): a no-show never scores the computer's game.
+        if over or self.tables.clock() - started >= info["grace_seconds"] * 1000:
             late = [
                 mine["player_id"]
                 for seat, mine in zip(table.seats, info["seats"], strict=True)
@@ -231,7 +234,7 @@ class EventRunner(ArenaSteps):
             ]
             if late:
                 await run_in_threadpool(events_store.late, db, event_id, round_no, late)
-        if table.ended is None or table.game is None:
+        if not over or table.game is None:
             return False
         scores = [int(v) for v in table.game["scores"]]
         return await run_in_threadpool(record, db, event_id, round_no, info["table_no"], scores)

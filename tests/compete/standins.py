@@ -23,27 +23,36 @@ class Told:
 
 
 class Tables:
-    """Just what the runner asks of app.tables: making a round's tables, reading them (every
-    seat's player away until ``end`` gives the table its final scores)."""
+    """Just what the runner asks of app.tables: making a round's tables, reading them (each
+    human seated at theirs, except those in ``absent``, whose seats the computer plays, until
+    ``end`` gives the table its final scores)."""
 
-    def __init__(self) -> None:
+    def __init__(self, absent: set[str] | None = None) -> None:
         self.made: dict[str, int] = {}
+        self.seated: dict[str, list[str | None]] = {}
         self.scores: dict[str, list[int]] = {}
+        self.absent = absent or set()
 
     async def create_compete(self, actor: Any, *args: Any, **kw: Any) -> Any:
         await asyncio.sleep(0.05)  # the other runner tries meanwhile
         table_id = f"T{len(self.made) + 1}"
-        self.made[table_id] = 1 + len(kw["others"]) + len(kw["bots"])
+        size = 1 + len(kw["others"]) + len(kw["bots"])
+        self.made[table_id] = size
+        humans = {0: actor, **kw["others"]}
+        self.seated[table_id] = [humans[n].player_id if n in humans else None for n in range(size)]
         return SimpleNamespace(id=table_id)
 
     def end(self, table_id: str, scores: list[int]) -> None:
         self.scores[table_id] = scores
 
     async def read(self, table_id: str) -> tuple[Any, None]:
-        seat = SimpleNamespace(player_id=None, away=True, gone_since=None)
         over = table_id in self.scores
+        seats = [
+            SimpleNamespace(player_id=pid, away=pid in self.absent, gone_since=None)
+            for pid in self.seated[table_id]
+        ]
         table = SimpleNamespace(
-            seats=[seat] * self.made[table_id],
+            seats=seats,
             game_started_ms=0,
             created_ms=0,
             ended=1 if over else None,
@@ -53,3 +62,60 @@ class Tables:
 
     def clock(self) -> float:
         return 0.0
+
+
+def registered_event(
+    database: Any,
+    people: list[str],
+    *,
+    name: str,
+    format: str,
+    rounds: int,
+    now: Any,
+    ends_at: Any = None,
+) -> int:
+    """An event by ``people[0]`` starting in a minute (no club, the default limits and table
+    points), with every one of ``people`` made a registered player and registered."""
+    from datetime import timedelta
+
+    from app.compete import events_store
+    from app.compete.events import EventLimits
+    from app.db.models import Player
+
+    with database.session() as session:
+        for pid in people:
+            session.add(Player(id=pid, name=pid.title(), is_guest=False))
+        session.commit()
+    extra = {} if ends_at is None else {"ends_at": ends_at}
+    eid = int(
+        events_store.create_event(
+            database,
+            people[0],
+            name=name,
+            format=format,
+            preset="classic",
+            rounds=rounds,
+            starts_at=now + timedelta(minutes=1),
+            grace_seconds=60,
+            points_by_place=None,
+            club_id=None,
+            limits=EventLimits(),
+            now=now,
+            **extra,
+        )["id"]
+    )
+    for pid in people:
+        events_store.register(database, eid, pid, EventLimits())
+    return eid
+
+
+def guest(client: Any, name: str) -> tuple[dict[str, str], str]:
+    """A new guest through the app's HTTP client: (its Authorization header, its id)."""
+    r = client.post("/api/guest", json={"name": name})
+    assert r.status_code == 200, r.text
+    return {"Authorization": f"Bearer {r.json()['token']}"}, r.json()["player"]["id"]
+
+
+def code(r: Any) -> str:
+    """The stable code of a refused request."""
+    return str(r.json()["detail"]["code"])

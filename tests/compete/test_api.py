@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import load_settings
-from tests.compete.test_club_api import _guest
+from tests.compete.standins import guest as _guest
 
 
 def test_every_preset_can_be_a_daily(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ plays an arena of several games to its end (on the embedded defaults)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,16 +18,15 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.compete import events_store
-from app.compete.events import EventLimits
 from app.compete.events_runner import EventRunner
 from app.compete.swiss import table_points
 from app.db import Database
 from app.db.compete_models import Event, EventEntry, EventSeat
-from app.db.models import Player
 from app.main import create_app
 from app.settings import load_settings
-from tests.compete.standins import Tables, Told
-from tests.compete.test_events_runner import _guest, _wait
+from tests.compete.standins import Tables, Told, registered_event
+from tests.compete.standins import guest as _guest
+from tests.compete.test_events_runner import _wait
 
 PEOPLE = [f"a{i}" for i in range(6)]
 
@@ -72,27 +72,15 @@ def _check_standings(db: Database, eid: int) -> float:
 @pytest.mark.asyncio
 async def test_two_runners_seat_once_and_reseat_at_once(database: Database) -> None:
     now = datetime.now(UTC)
-    with database.session() as session:
-        for pid in PEOPLE:
-            session.add(Player(id=pid, name=pid.title(), is_guest=False))
-        session.commit()
-    eid = events_store.create_event(
+    eid = registered_event(
         database,
-        PEOPLE[0],
+        PEOPLE,
         name="Arena",
         format="arena",
-        preset="classic",
         rounds=1,
-        starts_at=now + timedelta(minutes=1),
-        grace_seconds=60,
-        points_by_place=None,
-        club_id=None,
-        limits=EventLimits(),
         now=now,
         ends_at=now + timedelta(minutes=31),
-    )["id"]
-    for pid in PEOPLE:
-        events_store.register(database, eid, pid, EventLimits())
+    )
     _open_window(database, eid, 600)
     tables, told = Tables(), Told()
     runners = [EventRunner(database, tables, name, notify=told, remind_minutes=0) for name in "AB"]
@@ -174,11 +162,29 @@ def test_an_arena_plays_several_games_to_its_end(tmp_path: Path) -> None:
         def page() -> dict[str, Any]:
             return dict(client.get(f"/api/events/{eid}", headers=people[0][0]).json())
 
-        seated = _wait(lambda: (page()["my_table"] or {}).get("table_id"), 30)
-        assert seated and page()["seconds_left"] > 200
-        _wait(lambda: page()["games"] >= 2, 120)  # re-seated as soon as each game ended
-        _open_window(db, eid, 0)
-        _wait(lambda: page()["state"] == "finished", 60)
+        # The four come to each game they are seated at (what their table's socket tells the
+        # runner); one who never came scores nothing for the computer's game and is paused.
+        here = threading.Event()
+
+        def at_their_tables() -> None:
+            while not here.wait(0.05):
+                with db.session() as session:
+                    event = session.get(Event, eid)
+                    game = event.current_round if event is not None else 0
+                for _, pid in people:
+                    events_store.seen(db, eid, game, pid)
+
+        coming = threading.Thread(target=at_their_tables, daemon=True)
+        coming.start()
+        try:
+            seated = _wait(lambda: (page()["my_table"] or {}).get("table_id"), 30)
+            assert seated and page()["seconds_left"] > 200
+            _wait(lambda: page()["games"] >= 2, 120)  # re-seated as soon as each game ended
+            _open_window(db, eid, 0)
+            _wait(lambda: page()["state"] == "finished", 60)
+        finally:
+            here.set()
+            coming.join(5)
         games = page()["games"]
         assert games >= 2 and page()["my_table"] is None
         assert _check_standings(db, eid) == games * 12

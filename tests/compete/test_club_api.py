@@ -5,22 +5,13 @@ bad input answers a stable code and changes nothing."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import load_settings
-
-
-def _guest(client: TestClient, name: str) -> tuple[dict[str, str], str]:
-    r = client.post("/api/guest", json={"name": name})
-    assert r.status_code == 200, r.text
-    return {"Authorization": f"Bearer {r.json()['token']}"}, r.json()["player"]["id"]
-
-
-def _code(r: Any) -> str:
-    return str(r.json()["detail"]["code"])
+from tests.compete.standins import code as _code
+from tests.compete.standins import guest as _guest
 
 
 def test_a_closed_club_over_http(tmp_path: Path) -> None:

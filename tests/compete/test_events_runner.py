@@ -16,23 +16,16 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.compete import event_standings, events_store
-from app.compete.events import EventLimits
 from app.compete.events_runner import EventRunner
 from app.compete.swiss import Standing, after_round, order
 from app.db import Database
 from app.db.compete_models import Event, EventSeat
-from app.db.models import Player
 from app.main import create_app
 from app.settings import load_settings
-from tests.compete.standins import Tables, Told
+from tests.compete.standins import Tables, Told, registered_event
+from tests.compete.standins import guest as _guest
 
 PEOPLE = ["ann", "bob", "cat", "dan"]
-
-
-def _guest(client: TestClient, name: str) -> tuple[dict[str, str], str]:
-    r = client.post("/api/guest", json={"name": name})
-    assert r.status_code == 200, r.text
-    return {"Authorization": f"Bearer {r.json()['token']}"}, r.json()["player"]["id"]
 
 
 def _wait(what: Any, seconds: float) -> Any:
@@ -137,26 +130,14 @@ async def test_a_round_whose_last_scores_went_in_is_followed_by_the_next(
     """The instance whose scores completed round 1 died before seating round 2: the next poll
     of another instance seats it and makes its tables (on SQLite and PostgreSQL)."""
     now = datetime.now(UTC)
-    with database.session() as session:
-        for pid in PEOPLE:
-            session.add(Player(id=pid, name=pid.title(), is_guest=False))
-        session.commit()
-    eid = events_store.create_event(
+    eid = registered_event(
         database,
-        PEOPLE[0],
+        PEOPLE,
         name="Cut short",
         format="swiss",
-        preset="classic",
         rounds=2,
-        starts_at=now + timedelta(minutes=1),
-        grace_seconds=60,
-        points_by_place=None,
-        club_id=None,
-        limits=EventLimits(),
         now=now,
-    )["id"]
-    for pid in PEOPLE:
-        events_store.register(database, eid, pid, EventLimits())
+    )
     tables = Tables()
     runner = EventRunner(database, tables, "survivor", notify=Told(), remind_minutes=0)
     assert events_store.start_round(database, eid, 1)
@@ -174,3 +155,31 @@ async def test_a_round_whose_last_scores_went_in_is_followed_by_the_next(
     assert events_store.event_page(database, eid, None)["state"] == "finished"
     lines = event_standings.standings(database, eid, None, None, 10)["lines"]
     assert [x["rounds"] for x in lines] == [2] * 4
+
+
+@pytest.mark.asyncio
+async def test_a_no_show_whose_game_ended_within_the_grace_time_scores_nothing(
+    database: Database,
+) -> None:
+    """Computers play fast: a table whose only absent player's game ended before the grace
+    time ran out is recorded with that player late (the computer's score is not theirs), the
+    others' places as usual (on SQLite and PostgreSQL)."""
+    eid = registered_event(
+        database, PEOPLE, name="Empty chair", format="swiss", rounds=1, now=datetime.now(UTC)
+    )
+    tables = Tables(absent={PEOPLE[3]})  # never came; the grace time is 60 s
+    runner = EventRunner(database, tables, "only", notify=Told(), remind_minutes=0)
+    assert events_store.start_round(database, eid, 1)
+    await runner.step()
+    (table_id,) = tables.made
+    await runner.step()  # the three come to the table
+    tables.end(table_id, [3, 5, 8, 2])  # the computer's game in the absent seat scored best
+    await runner.step()
+    assert events_store.event_page(database, eid, None)["state"] == "finished"
+    with database.session() as session:
+        seats = session.exec(select(EventSeat).where(EventSeat.event_id == eid)).all()
+    assert {s.player_id for s in seats if s.late} == {PEOPLE[3]}
+    lines = event_standings.standings(database, eid, None, None, 10)["lines"]
+    points = {x["player_id"]: x["table_points"] for x in lines}
+    assert PEOPLE[3] not in points or points[PEOPLE[3]] == 0
+    assert points[PEOPLE[0]] > 0
