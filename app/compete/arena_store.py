@@ -164,34 +164,11 @@ def record_game(
     long (late) is paused until they come back. True for the call that recorded it."""
     now = now or utcnow()
     with db.session() as session:
-        event = _locked(session, event_id)
-        if event is None:
-            raise EventError(404, "unknown_event", "no such event")
-        seats = session.exec(
-            select(EventSeat)
-            .where(
-                col(EventSeat.event_id) == event_id,
-                col(EventSeat.round) == round_no,
-                col(EventSeat.table_no) == table_no,
-            )
-            .order_by(col(EventSeat.seat))
-        ).all()
-        if not seats or len(seats) != len(scores):
-            raise EventError(422, "bad_scores", "a score for every seat of the table")
-        by_seat = {s.seat: int(v) for s, v in zip(seats, scores, strict=True)}
-        done = session.execute(
-            sa.update(EventSeat)
-            .where(
-                col(EventSeat.event_id) == event_id,
-                col(EventSeat.round) == round_no,
-                col(EventSeat.table_no) == table_no,
-                col(EventSeat.score).is_(None),
-            )
-            .values(score=sa.case(by_seat, value=col(EventSeat.seat)))
-        )
-        if done.rowcount != len(seats):  # type: ignore[attr-defined]
+        scored = events_store.score_table(session, event_id, round_no, table_no, scores)
+        if scored is None:
             session.rollback()
             return False
+        event, seats = scored
         seating = [None if s.late else s.player_id for s in seats]
         points = points_of(event.points_by_place)
         for result in round_results("arena", [seating], [list(scores)], points):

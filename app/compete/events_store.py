@@ -409,39 +409,11 @@ def record_table(
     two instances recording the last two tables of a round at once would otherwise each count
     the other's table as unscored, and the round would never be applied."""
     with db.session() as session:
-        event = session.exec(
-            select(Event).where(col(Event.id) == event_id).with_for_update()
-        ).first()
-        if event is None:
-            raise EventError(404, "unknown_event", "no such event")
-        seats = session.exec(
-            select(EventSeat)
-            .where(
-                col(EventSeat.event_id) == event_id,
-                col(EventSeat.round) == round_no,
-                col(EventSeat.table_no) == table_no,
-            )
-            .order_by(col(EventSeat.seat))
-        ).all()
-        if not seats or len(seats) != len(scores):
-            raise EventError(422, "bad_scores", "a score for every seat of the table")
-        if seats[0].score is not None:
+        scored = score_table(session, event_id, round_no, table_no, scores)
+        if scored is None:
+            session.rollback()
             return False
-        for seat, score in zip(seats, scores, strict=True):
-            done = session.execute(
-                sa.update(EventSeat)
-                .where(
-                    col(EventSeat.event_id) == event_id,
-                    col(EventSeat.round) == round_no,
-                    col(EventSeat.table_no) == table_no,
-                    col(EventSeat.seat) == seat.seat,
-                    col(EventSeat.score).is_(None),
-                )
-                .values(score=score)
-            )
-            if done.rowcount != 1:  # type: ignore[attr-defined]
-                session.rollback()
-                return False
+        event, _seats = scored
         session.flush()
         if _unscored(session, event_id, round_no):
             session.commit()
@@ -449,6 +421,43 @@ def record_table(
         _apply_round(session, event, round_no)
         session.commit()
         return True
+
+
+def score_table(
+    session: Session, event_id: int, round_no: int, table_no: int, scores: Sequence[int]
+) -> tuple[Event, list[EventSeat]] | None:
+    """In ``session``: the event's row locked (PostgreSQL; SQLite has one writer at a time),
+    then the table's seats given their final scores in one UPDATE, only if none had one yet.
+    (The locked event, the table's seats) for the call that scored it, None for a table
+    scored already (the caller rolls back)."""
+    event = session.exec(select(Event).where(col(Event.id) == event_id).with_for_update()).first()
+    if event is None:
+        raise EventError(404, "unknown_event", "no such event")
+    seats = session.exec(
+        select(EventSeat)
+        .where(
+            col(EventSeat.event_id) == event_id,
+            col(EventSeat.round) == round_no,
+            col(EventSeat.table_no) == table_no,
+        )
+        .order_by(col(EventSeat.seat))
+    ).all()
+    if not seats or len(seats) != len(scores):
+        raise EventError(422, "bad_scores", "a score for every seat of the table")
+    by_seat = {s.seat: int(v) for s, v in zip(seats, scores, strict=True)}
+    done = session.execute(
+        sa.update(EventSeat)
+        .where(
+            col(EventSeat.event_id) == event_id,
+            col(EventSeat.round) == round_no,
+            col(EventSeat.table_no) == table_no,
+            col(EventSeat.score).is_(None),
+        )
+        .values(score=sa.case(by_seat, value=col(EventSeat.seat)))
+    )
+    if done.rowcount != len(seats):  # type: ignore[attr-defined]
+        return None
+    return event, list(seats)
 
 
 def _apply_round(session: Session, event: Event, round_no: int) -> None:
