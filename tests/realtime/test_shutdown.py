@@ -119,13 +119,24 @@ async def first_move_after(
     redis: aioredis.Redis, table_id: str, version: int, computers: tuple[int, ...]
 ) -> float:
     """When (epoch seconds) the first move after ``version`` was committed, from the table's
-    log (each entry has its commit time); asserts a computer (of ``computers``) made it."""
-    log = [orjson.loads(e) for e in await redis.lrange(keys.log_key(table_id), 0, -1)]
-    first = next(
-        entry
-        for entry in log
-        if entry["v"] > version and any(event["kind"] == "move" for event in entry["events"])
-    )
+    log (each entry has its commit time; waited for up to 20 s: the players' game may end
+    before the computers' table is taken up); asserts a computer (of ``computers``) made it."""
+    deadline = time.monotonic() + 20
+    while True:
+        log = [orjson.loads(e) for e in await redis.lrange(keys.log_key(table_id), 0, -1)]
+        first = next(
+            (
+                entry
+                for entry in log
+                if entry["v"] > version
+                and any(event["kind"] == "move" for event in entry["events"])
+            ),
+            None,
+        )
+        if first is not None:
+            break
+        assert time.monotonic() < deadline, f"no move after version {version} at {table_id}"
+        await asyncio.sleep(0.1)
     assert first["events"][-1]["seat"] in computers
     return float(first["t"]) / 1000
 
