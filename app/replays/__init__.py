@@ -1,1 +1,1 @@
-"""Shared replay rooms: several people going over a finished game together (issue 31)."""
+"""Shared replay rooms: several people going over a finished game together."""
