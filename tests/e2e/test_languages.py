@@ -212,6 +212,17 @@ CLUB_WORDS = {
 }
 
 
+# The controls of a form that reach past the right edge of the panel holding it.
+OUTSIDE_PANEL_JS = """(selector) => {
+  const form = document.querySelector(selector);
+  const panel = form.closest('section') || form.parentElement;
+  const right = panel.getBoundingClientRect().right;
+  return [...form.querySelectorAll('input, select, button')]
+    .filter(e => e.offsetParent !== null && e.getBoundingClientRect().right > right + 0.5)
+    .map(e => `${e.id}: ${e.getBoundingClientRect().right} > ${right}`);
+}"""
+
+
 @pytest.mark.parametrize(("viewport", "lang"), [(DESKTOP, "fr"), (PHONE, "de")], ids=["fr", "de"])
 def test_the_clubs_and_the_event_form_in_the_language(
     browser: Any, server: ServerInfo, viewport: dict[str, int], lang: str
@@ -235,6 +246,14 @@ def test_the_clubs_and_the_event_form_in_the_language(
         page.wait_for_selector("#event-create")
         assert about in (page.text_content("main") or "")
         assert visible_text(page, "#event-create") == schedule
+        # Each format (the German arena's long name was wider than a phone's panel): every
+        # field of the form stays inside its panel.
+        for fmt in page.locator("#event-format option").evaluate_all(
+            "options => options.map(o => o.value)"
+        ):
+            page.select_option("#event-format", fmt)
+            outside = page.evaluate(OUTSIDE_PANEL_JS, ".event-form")
+            assert not outside, (fmt, outside)
         check_page(page, f"languages-club-{lang}")
         assert not page.js_errors, page.js_errors
     finally:
