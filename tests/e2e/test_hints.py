@@ -19,6 +19,17 @@ from tests.e2e.helpers import (
 )
 
 
+def card_short(code: str) -> str:
+    """A card as static/js/cards.js cardShort shows it: "JC" -> "J♣", "TD" -> "10♦"."""
+    rank, suit = code[:-1], code[-1]
+    return {"T": "10"}.get(rank, rank) + {
+        "C": "\u2663",
+        "D": "\u2666",
+        "S": "\u2660",
+        "H": "\u2665",
+    }[suit]
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
 def test_a_hint_at_the_pass(browser: Any, server: ServerInfo, viewport: dict[str, int]) -> None:
     phone = viewport["width"] < 760
@@ -48,7 +59,10 @@ def test_a_hint_at_the_pass(browser: Any, server: ServerInfo, viewport: dict[str
             page.locator(".card.hinted").evaluate_all("els => els.map(e => e.dataset.card)")
         )
         words = page.text_content("#hint-text") or ""
-        assert all(card in words for card in marked), (marked, words)
+        # the page's words name the cards as the hand shows them ("J♣"), not by code
+        shown = [card_short(card) for card in marked]
+        assert all(card in words for card in shown), (shown, words)
+        assert "points" in words and "this hand" in words, words
         assert button.is_disabled()  # one hint a position
         wait_for(
             lambda: "Hints used in this game by Ann" in (page.text_content("#hints-used") or ""),

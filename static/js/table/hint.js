@@ -4,8 +4,9 @@
 // styled by css/hint.css, loaded here the first time a table with hints is drawn). The table
 // says who used hints in this game (the table's hints_used seats).
 
+import { cardShort } from "../cards.js";
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { language, t } from "../i18n.js";
 
 let hintStyle = false;
 function loadHintStyle() {
@@ -49,7 +50,7 @@ export class HintPart {
     const myTurn = Boolean(on && this.view && this.view.legal);
     this.el.hintBtn.hidden = !on;
     this.el.hintBtn.disabled = !myTurn || this.hintView === positionOf(this.view);
-    this.el.hintText.textContent = this.hint ? this.hint.text : "";
+    this.el.hintText.textContent = this.hint ? hintWords(this.hint) : "";
     const marked = new Set();
     if (this.hint && this.hint.best) {
       const best = this.hint.best;
@@ -93,4 +94,42 @@ export class HintPart {
     this.hint = msg.hint;
     this.renderHint();
   }
+}
+
+/** A number of points as the server rounds them: whole when near a whole number of 1 or more,
+ *  else to a tenth; in the page's language. */
+function points(x) {
+  const whole = Math.round(x);
+  const n = Math.abs(x) >= 1 && Math.abs(x - whole) < 0.25 ? whole : Math.round(x * 10) / 10;
+  const shown = new Intl.NumberFormat(language(), { minimumFractionDigits: Number.isInteger(n) && Math.abs(x) >= 1 ? 0 : 1, maximumFractionDigits: 1 }).format(n);
+  // the plural form is chosen from the number as shown ("3,7" reads as no number: "other")
+  return t("table.hint.points", { count: shown });
+}
+
+function moveWords(move) {
+  if (move.type === "pass") return t("table.hint.pass", { cards: move.cards.map(cardShort).join(", ") });
+  const card = cardShort(move.card);
+  if (move.face === "dark") return t("table.hint.play_dark", { card });
+  if (move.face === "light") return t("table.hint.play_light", { card });
+  return t("table.hint.play", { card });
+}
+
+const capital = (text) => (text ? text[0].toUpperCase() + text.slice(1) : text);
+
+/** The hint in the page's words, from the answer's moves and figures (app/review/hint.py):
+ *  the suggestion and what it is expected to cost this hand, then what each other option costs
+ *  more; a single legal move, or a pass without figures, said alone. */
+export function hintWords(hint) {
+  if (!hint || !hint.best) return "";
+  const options = hint.options || [];
+  if (!options.length) {
+    const move = capital(moveWords(hint.best));
+    return hint.kind === "play" ? t("table.hint.only", { move }) : `${move}.`;
+  }
+  const [best, ...rest] = options;
+  const text = t("table.hint.best", { move: capital(moveWords(best.move)), points: points(best.expected) });
+  const others = rest.map((o) => (o.more >= 0.05
+    ? t("table.hint.more", { move: moveWords(o.move), points: points(o.more) })
+    : t("table.hint.same", { move: moveWords(o.move) })));
+  return others.length ? `${text} (${others.join("; ")}).` : `${text}.`;
 }
