@@ -71,4 +71,3 @@ def may_start(now: datetime, ends_at: datetime, last_call_seconds: float) -> boo
     of it are left."""
     left = seconds_left(now, ends_at)
     return left > 0 and left >= last_call_seconds
-
