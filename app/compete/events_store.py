@@ -426,7 +426,7 @@ def record_table(
 def score_table(
     session: Session, event_id: int, round_no: int, table_no: int, scores: Sequence[int]
 ) -> tuple[Event, list[EventSeat]] | None:
-    """In ``session``: the event's row locked (PostgreSQL; SQLite has one writer at a time),
+    """In ``session``: the event's row locked (FOR UPDATE: on SQLite the write lock),
     then the table's seats given their final scores in one UPDATE, only if none had one yet.
     (The locked event, the table's seats) for the call that scored it, None for a table
     scored already (the caller rolls back)."""

@@ -42,8 +42,35 @@ class Database:
                 session.rollback()
                 raise
 
+    def lock_for_writing(self, session: Session) -> None:
+        """Take the database's write lock now, for a session that reads what it will write.
+        On SQLite this is BEGIN IMMEDIATE (waiting up to the busy timeout): without it the
+        driver opens the transaction only at the first write, so the reads before it are not
+        in the transaction and a concurrent writer's commit in between is lost. PostgreSQL
+        locks the rows read with FOR UPDATE instead: nothing to do."""
+        if self.is_sqlite:
+            _begin_immediate(session.connection().connection.dbapi_connection)
+
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _begin_immediate(dbapi_connection: Any) -> None:
+    if dbapi_connection is not None and not dbapi_connection.in_transaction:
+        dbapi_connection.execute("BEGIN IMMEDIATE")
+
+
+def _sqlite_for_update(
+    conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
+) -> None:
+    """SELECT ... FOR UPDATE on SQLite, which has no row locks and drops the clause: take the
+    write lock before the read (BEGIN IMMEDIATE, unless this connection's transaction already
+    wrote and so holds it), so that what is read stays true until the commit, as the row locks
+    make it on PostgreSQL. Without it two writers read the same row and one update is lost."""
+    compiled = getattr(context, "compiled", None)
+    if getattr(getattr(compiled, "statement", None), "_for_update_arg", None) is None:
+        return
+    _begin_immediate(conn.connection.dbapi_connection)
 
 
 def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -60,6 +87,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         engine = sa.create_engine(url, connect_args={"check_same_thread": False}, **kwargs)
         sa.event.listen(engine, "connect", _sqlite_on_connect)
+        sa.event.listen(engine, "before_cursor_execute", _sqlite_for_update)
         database = parsed.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)

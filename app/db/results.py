@@ -58,6 +58,8 @@ def write_records(db: Database, records: Sequence[HandRecord | GameRecord]) -> l
     when some were written, a duplicate's fill-ins of its game (what an earlier record lacked,
     as the first delivery made them) commit with them."""
     with db.session() as session:
+        # What the batch reads (games, hands, ratings) decides what it writes: one writer.
+        db.lock_for_writing(session)
         batch = _Batch.load(session, records)
         outcomes: list[Outcome] = [
             _write_hand(batch, record)
@@ -257,7 +259,7 @@ class _Batch:
     def rate(self) -> None:
         """Rate the batch's rated games in order, their players' rating rows read and locked
         in one statement, in a fixed order, so concurrent writers neither lose an update nor
-        deadlock (FOR UPDATE is ignored by SQLite, whose writers are serialised anyway)."""
+        deadlock (on SQLite the whole batch holds the write lock: `lock_for_writing`)."""
         if not self.ratings:
             return
         wanted = {(p, job.game.row["variant"]) for job in self.ratings for p in job.people}

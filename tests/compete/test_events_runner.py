@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import select
 
 from app.compete import event_standings, events_store
+from app.compete.events import points_of
 from app.compete.events_runner import EventRunner
 from app.compete.swiss import Standing, after_round, order
 from app.db import Database
@@ -173,13 +174,26 @@ async def test_a_no_show_whose_game_ended_within_the_grace_time_scores_nothing(
     await runner.step()
     (table_id,) = tables.made
     await runner.step()  # the three come to the table
-    tables.end(table_id, [3, 5, 8, 2])  # the computer's game in the absent seat scored best
+    with database.session() as session:
+        seat_of = {
+            s.player_id: s.seat
+            for s in session.exec(select(EventSeat).where(EventSeat.event_id == eid)).all()
+        }
+    # The computer's game in the absent seat scored best; the seats are drawn, so put the
+    # scores where the players sit.
+    scores = [0] * 4
+    for player, score in zip(PEOPLE, [5, 8, 11, 2], strict=True):
+        scores[seat_of[player]] = score
+    tables.end(table_id, scores)
     await runner.step()
     assert events_store.event_page(database, eid, None)["state"] == "finished"
     with database.session() as session:
         seats = session.exec(select(EventSeat).where(EventSeat.event_id == eid)).all()
+        event = session.exec(select(Event).where(Event.id == eid)).one()
+    by_place = points_of(event.points_by_place)
     assert {s.player_id for s in seats if s.late} == {PEOPLE[3]}
     lines = event_standings.standings(database, eid, None, None, 10)["lines"]
     points = {x["player_id"]: x["table_points"] for x in lines}
     assert PEOPLE[3] not in points or points[PEOPLE[3]] == 0
-    assert points[PEOPLE[0]] > 0
+    # The others' places count the computer's game: second, third and fourth.
+    assert [points[p] for p in PEOPLE[:3]] == list(by_place[1:])

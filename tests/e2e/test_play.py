@@ -746,8 +746,19 @@ def test_pause_between_hands_shows_the_result(browser: Any, server: Any) -> None
         assert not [c for c in view_state(page)["hand"] if c["legal"]]
         assert page.locator(".seat.to-act").count() == 0
         check_sizes(page, "hand-result")
-        # The pause ends by itself: the countdown says so and play goes on.
-        wait_for(lambda: "has started" in panel.locator(".next-hand").inner_text(), what="the end")
+
+        # The pause ends by itself: the countdown says so and play goes on. The panel closes
+        # once a trick is begun and it has been up RESULT_MIN_MS (6 s): on a busy machine the
+        # checks above can take that long, so a closed panel is the pause's end too. Read in
+        # one step: a locator would wait for a panel that has closed meanwhile.
+        def countdown() -> str | None:
+            text = page.evaluate(
+                "() => document.querySelector('.center-panel.hand-result .next-hand')?.textContent"
+                " ?? null"
+            )
+            return None if text is None else str(text)
+
+        wait_for(lambda: countdown() is None or "has started" in str(countdown()), what="the end")
         wait_for(lambda: [c for c in view_state(page)["hand"] if c["legal"]], what="a move")
         assert "Hand 1 is over" not in view_state(page)["status"]
         _no_js_errors(p)
