@@ -2,7 +2,7 @@
 
 With no configuration it runs with embedded defaults: SQLite in ./data and an in-process
 Redis stand-in. Set HEARTS_REDIS_URL, HEARTS_DATABASE_URL and HEARTS_SECRET_KEY for real
-services (see README.md).
+services (docs/configuration.md).
 """
 
 from __future__ import annotations

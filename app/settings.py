@@ -133,9 +133,9 @@ class Settings(BaseSettings):
     # Proxies whose X-Forwarded-For names the client (comma list of addresses or networks,
     # e.g. "10.0.0.0/8,127.0.0.1"); empty = use the connection's own address (app/api/client.py).
     trusted_proxies: str = ""
-    # Sockets and messages per player and per address (app/realtime/limits.py, README "Limits
-    # and fair play"). Open sockets, counted on every instance: a player's table sockets, an
-    # address's table and lobby sockets.
+    # Sockets and messages per player and per address (app/realtime/limits.py, docs/limits.md
+    # "Limits and fair play"). Open sockets, counted on every instance: a player's table
+    # sockets, an address's table and lobby sockets.
     ws_sockets_per_player: int = Field(default=8, ge=1, le=10_000)
     ws_sockets_per_address: int = Field(default=60, ge=1, le=100_000)
     # Open sockets on one table (players and spectators), counted on every instance.

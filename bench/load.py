@@ -150,8 +150,8 @@ def servers(
                 "HEARTS_INSTANCE_ID": f"bench{i}",
                 "HEARTS_BOT_WORKERS": "0",
                 # One bench player creates every table, and every simulated player connects
-                # from one address: the per-player and per-address limits (README "Limits and
-                # fair play") are lifted, as a deployment behind one proxy would configure.
+                # from one address: the per-player and per-address limits (docs/limits.md) are
+                # lifted, as a deployment behind one proxy would configure.
                 "HEARTS_MAX_TABLES_PER_HOST": "0",
                 "HEARTS_MAX_TABLES_PER_ADDRESS": "0",
                 "HEARTS_MAX_GUESTS_PER_ADDRESS": "0",
