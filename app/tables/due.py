@@ -43,9 +43,22 @@ async def run_due_loop(
     settings = service.settings
     lease_ms = settings.due_lease_seconds * 1000
     running: dict[str, asyncio.Task[None]] = {}
+    # Claimed again while still being worked on here: its work committed a new due time
+    # (the next computer's turn, due at once) before the task ended. It runs again as soon as
+    # the task ends; skipped, it would wait out the lease the claim just took.
+    again: set[str] = set()
     store_down = False  # Redis is away: said once, not a traceback per poll
     wake = EarlyWake(service)
     service.store.due_written = wake.due_at
+
+    def start(table_id: str) -> None:
+        context = contextvars.copy_context()  # its log lines name the table
+        context.run(logs.bind, table_id=table_id)
+        task = asyncio.create_task(
+            service.run_due(table_id), name=f"due:{table_id}", context=context
+        )
+        running[table_id] = task
+        task.add_done_callback(functools.partial(finished, table_id))
 
     def finished(table_id: str, task: asyncio.Task[None]) -> None:
         running.pop(table_id, None)
@@ -58,6 +71,9 @@ async def run_due_loop(
             )
         elif error is not None:
             log.error("due work failed on table %s: %r", table_id, error)
+        if table_id in again and not stop.is_set():
+            again.discard(table_id)
+            start(table_id)
 
     try:
         while not stop.is_set():
@@ -82,14 +98,9 @@ async def run_due_loop(
                     store_down = False
             for table_id in claimed:
                 if table_id in running:
-                    continue  # still being worked on here (a long search); the lease renews
-                context = contextvars.copy_context()  # its log lines name the table
-                context.run(logs.bind, table_id=table_id)
-                task = asyncio.create_task(
-                    service.run_due(table_id), name=f"due:{table_id}", context=context
-                )
-                running[table_id] = task
-                task.add_done_callback(functools.partial(finished, table_id))
+                    again.add(table_id)  # run again when this instance's work on it ends
+                    continue
+                start(table_id)
             if len(claimed) < batch:
                 await wake.wait(stop, settings.due_poll_seconds)
     finally:
@@ -101,8 +112,9 @@ async def run_due_loop(
         unfinished = dict(running)
         for table_id, task in unfinished.items():
             await cancel_until_done(task, 1.0, f"the due item of table {table_id}")
-        if unfinished:
-            await hand_back(service, list(unfinished))
+        claimed_back = list(dict.fromkeys([*unfinished, *again]))
+        if claimed_back:
+            await hand_back(service, claimed_back)
 
 
 class EarlyWake:

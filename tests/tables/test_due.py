@@ -7,7 +7,7 @@ import asyncio
 import logging
 import time
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import fakeredis
 import pytest
@@ -115,3 +115,41 @@ async def test_a_due_time_written_here_is_acted_on_when_due_not_at_the_next_poll
         stop.set()
         await asyncio.wait_for(loop_task, 10)
     assert service.store.due_written is None  # the loop let go of the store
+
+
+class MovesTwice(Recorder):
+    """Due work like a computer's move followed by another computer's turn: it writes the
+    next turn due at once, then takes a moment to finish (publishing, notices)."""
+
+    def __init__(self, server: fakeredis.FakeServer) -> None:
+        super().__init__(30, server)
+        self.version = 1
+        self.runs: list[float] = []
+
+    async def run_due(self, table_id: str) -> None:
+        self.runs.append(time.monotonic())
+        if len(self.runs) == 1:
+            await self.store.set_due_if_version(table_id, self.version, self.clock())
+            await asyncio.sleep(0.3)
+        await self.ran.put(table_id)
+
+
+@pytest.mark.asyncio
+async def test_a_turn_due_while_its_table_is_still_worked_on_here_runs_when_that_ends() -> None:
+    """The next computer's turn, written due at once by the work still running on the table,
+    is claimed while that work finishes; it runs as soon as the work ends, not after the
+    claim's 10 s lease (a turn-based game with two computers in a row waited 10 s a move)."""
+    stop = asyncio.Event()
+    service = MovesTwice(fakeredis.FakeServer())
+    await service.store.commit(
+        "t-two", expected_version=0, blob=b"s", message=b"m", ttl_seconds=60, due=service.clock()
+    )
+    loop_task = asyncio.create_task(run_due_loop(cast(Any, service), stop))
+    try:
+        for _ in range(2):
+            assert await asyncio.wait_for(service.ran.get(), 5) == "t-two"
+    finally:
+        stop.set()
+        await asyncio.wait_for(loop_task, 10)
+    first, second = service.runs
+    assert second - first < 2, service.runs
