@@ -17,10 +17,10 @@ per card for the passer and the receiver.  A seat shown void in the card's suit,
 gets exactly zero.  Inference is plain Python (no numpy at run time); the weights are a small JSON
 file beside this module, written by ``python -m training.beliefs_train``.
 
-``draw`` deals the unseen cards one by one (the most constrained first), each to a seat with room
-that can hold it, chosen in proportion to its room times the model's odds against the uniform
-share; so every deal respects the hard facts exactly, and a model with zero weights deals as
-``Knowledge.sample`` does.
+``draw`` is ``Knowledge.sample`` given the model's odds against the uniform share: it deals the
+unseen cards one by one (the most constrained first), each to a seat with room that can hold it,
+chosen in proportion to its room times those odds; so every deal respects the hard facts exactly,
+and a model with zero weights deals as the uniform ``Knowledge.sample`` does.
 """
 
 from __future__ import annotations
@@ -273,9 +273,6 @@ def probabilities(model: Model, rows: Rows) -> dict[int, dict[int, float]]:
     return out
 
 
-_Plan = tuple[list[int], list[int], list[list[list[tuple[int, int, float]]]]]
-
-
 class Beliefs:
     """The model's view of one decision (built once), and deals drawn from it.
 
@@ -298,64 +295,10 @@ class Beliefs:
             for c, ps in self.probs.items()
             if not any(m >> c & 1 for m in k.known.values())
         }
-        self._cached: _Plan | None = None
-
-    def _plan(self) -> _Plan:
-        """What every draw shares: the deal's fixed part, the room per holder, and the free cards
-        grouped by how many holders can take them (fewest first), each with (holder, bit, odds)."""
-        k = self.k
-        prep = k._prep
-        if prep is None:
-            prep = k._prep = k._prepare()
-        base, cap, cards, allowed_of, _slots = prep
-        room = [0] * len(base)
-        for h, v in cap.items():
-            room[h] = v
-        groups: dict[int, list[list[tuple[int, int, float]]]] = {}
-        for c in cards:
-            oc = self.odds.get(c, {})
-            opts = [(h, 1 << c, oc.get(h, 1.0)) for h in allowed_of[c]]
-            groups.setdefault(len(opts), []).append(opts)
-        plan = [g for _n, g in sorted(groups.items())]
-        return base, room, plan
 
     def draw(self, rng: random.Random) -> list[int]:
-        """A deal of the unseen cards respecting every hard fact, drawn by the model's odds: the
-        most constrained cards first (in random order among equals), each to a holder with room
-        in proportion to its room times the model's odds."""
-        if self._cached is None:
-            self._cached = self._plan()
-        base, room, plan = self._cached
-        rnd = rng.random
-        for _attempt in range(30):
-            left = room[:]
-            out = base[:]
-            ok = True
-            for group in plan:
-                order = group[:]
-                rng.shuffle(order)
-                for opts in order:
-                    total = 0.0
-                    for h, _b, o in opts:
-                        total += left[h] * o
-                    if total <= 0:
-                        ok = False
-                        break
-                    r = rnd() * total
-                    pick = -1
-                    bit = 0
-                    for h, b, o in opts:
-                        w = left[h] * o
-                        if w > 0:
-                            pick, bit = h, b
-                            r -= w
-                            if r < 0:
-                                break
-                    left[pick] -= 1
-                    out[pick] |= bit
-                if not ok:
-                    break
-            if ok:
-                return out
-        k = self.k
-        return k.sample(rng)
+        """A deal of the unseen cards respecting every hard fact, drawn by the model's odds
+        (``Knowledge.sample`` with them): the most constrained cards first (in random order
+        among equals), each to a holder with room in proportion to its room times the model's
+        odds."""
+        return self.k.sample(rng, self.odds)

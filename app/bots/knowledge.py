@@ -23,6 +23,8 @@ SUIT_INDEX = {"C": 0, "D": 1, "S": 2, "H": 3}
 _PASS_OFFSET = {"hold": 0, "left": 1, "other": 1, "across": 2}
 
 View = Mapping[str, Any]
+# per unseen card, per holder: how many times the uniform share (``Knowledge.sample``)
+Odds = Mapping[int, Mapping[int, float]]
 _Prep = tuple[list[int], dict[int, int], list[int], dict[int, list[int]], list[int]]
 
 
@@ -218,6 +220,7 @@ class Knowledge:
         self.known = known
         self._prep: _Prep | None = None
         self._fast: _Greedy | None = None
+        self._weighted: tuple[Odds, _Greedy] | None = None
 
     def _infer(
         self,
@@ -249,33 +252,47 @@ class Knowledge:
             void[holders[0]] |= t.deck & ~t.lead_exempt & ~t.jokers
 
     # --- deals -------------------------------------------------------------------------------
-    def sample(self, rng: random.Random) -> list[int]:
+    def sample(self, rng: random.Random, odds: Odds | None = None) -> list[int]:
         """One deal of the unseen cards: a mask per holder (own hands as they are) plus the dead
-        cards last.  Respects hand sizes, known passed cards and shown voids; if the voids
-        cannot all be met (they always can, but be safe) they are dropped."""
-        prep = self._prep
-        if prep is None:
-            prep = self._prep = self._prepare()
-        base, cap, cards, allowed_of, slots = prep
-        fast = self._fast
-        if fast is None:
-            fast = self._fast = _Greedy(cards, allowed_of, cap)
+        cards last.  Respects hand sizes, known passed cards and shown voids.
+
+        Without ``odds`` every such deal is about as likely (the uniform deal).  ``odds[card]
+        [holder]`` weighs a card's holders against that uniform share (a missing entry is 1, a
+        zero rules the holder out for the card), as the learned beliefs do: each card goes to a
+        holder with room in proportion to its room times its odds.  The same mapping is read once
+        and kept for the next calls (do not change it in place).  If the voids cannot all be met
+        (they always can, but be safe) they are dropped; if the odds cannot be met in 30 tries
+        the deal is uniform."""
+        base, cap, cards, allowed_of, slots = self._prepared()
+        if odds is None:
+            fast = self._fast
+            if fast is None:
+                fast = self._fast = _Greedy(cards, allowed_of, cap)
+        else:
+            kept = self._weighted
+            if kept is None or kept[0] is not odds:
+                kept = self._weighted = (odds, _Greedy(cards, allowed_of, cap, odds))
+            fast = kept[1]
         out = base[:]
         for _attempt in range(30):
             res = fast.deal(rng)
             if res is not None:
                 break
         else:
+            if odds is not None:
+                return self.sample(rng)
             res = _Greedy(cards, {c: slots for c in cards}, cap).deal(rng)
             assert res is not None
         for h, mm in res:
             out[h] |= mm
         return out
 
-    def _prepare(
-        self,
-    ) -> tuple[list[int], dict[int, int], list[int], dict[int, list[int]], list[int]]:
-        """What every deal of this position shares (computed once per decision)."""
+    def _prepared(self) -> _Prep:
+        """What every deal of this position shares (computed once per decision): the own hands
+        and known passed cards, the room each hidden holder has left for the free cards, the free
+        cards, the holders each may go to, and every holder."""
+        if self._prep is not None:
+            return self._prep
         out = self.own_hands[:] + [0]
         cap = dict(self.capacity)
         free = self.unseen
@@ -293,7 +310,8 @@ class Knowledge:
             m ^= low
             cards.append(c)
             allowed_of[c] = [h for h in slots if not self.void[h] >> c & 1]
-        return out, cap, cards, allowed_of, slots
+        self._prep = (out, cap, cards, allowed_of, slots)
+        return self._prep
 
     def sim(self, deal: Sequence[int]) -> Sim:
         """An engine playout position for the hand in play with ``deal`` as the hidden hands."""
@@ -343,26 +361,36 @@ class _Greedy:
     """The greedy deal of ``Knowledge.sample``, its per-position set-up done once: the unseen
     cards in a random order, the most constrained first (a stable sort of the shuffled cards by
     how many holders may take each), each given to a holder that may take it with a chance in
-    proportion to the room left in each; None when a card finds no room (a retry).  Which
-    random numbers it draws, and what it makes of them, is the first version's exactly (the
-    deals of a seed are unchanged; a test compares them)."""
+    proportion to the room left in each times the holder's odds for the card (1 without odds);
+    None when a card finds no room (a retry).  Without odds, which random numbers it draws and
+    what it makes of them is the first version's exactly (the deals of a seed are unchanged; a
+    test compares them)."""
 
     __slots__ = ("cards", "groups", "open", "opts", "room", "same", "slots")
 
     def __init__(
-        self, cards: list[int], allowed_of: Mapping[int, list[int]], cap: Mapping[int, int]
+        self,
+        cards: list[int],
+        allowed_of: Mapping[int, list[int]],
+        cap: Mapping[int, int],
+        odds: Odds | None = None,
     ) -> None:
         self.slots = list(cap)
         index = {h: i for i, h in enumerate(self.slots)}
         self.room = [cap[h] for h in self.slots]
         self.cards = cards
-        # per card: the indices of the holders that may take it
-        self.opts = {c: tuple(index[h] for h in allowed_of[c]) for c in cards}
+        # per card: (index, odds) of the holders that may take it
+        no_odds: Mapping[int, float] = {}
+        self.opts: dict[int, tuple[tuple[int, float], ...]] = {}
+        for c in cards:
+            oc = odds.get(c, no_odds) if odds is not None else no_odds
+            self.opts[c] = tuple((index[h], oc.get(h, 1)) for h in allowed_of[c])
         self.groups = {c: len(self.opts[c]) for c in cards}
         # every card open to as many holders: the sort changes nothing
         self.same = len(set(self.groups.values())) <= 1
-        # every card open to every holder: the room the cards may go to is all the room left
-        every = tuple(range(len(self.slots)))
+        # every card open to every holder at even odds: the weight of the holders a card may go
+        # to is all the room left
+        every = tuple((i, 1) for i in range(len(self.slots)))
         self.open = all(o == every for o in self.opts.values())
 
     def deal(self, rng: random.Random) -> list[tuple[int, int]] | None:
@@ -380,21 +408,21 @@ class _Greedy:
         for c in order:
             opts = opts_of[c]
             if every:
-                total = room
+                total: float = room
                 room -= 1
             else:
                 total = 0
-                for h in opts:
-                    total += left[h]
-            if not total:
+                for h, o in opts:
+                    total += left[h] * o
+            if total <= 0:
                 return None
             r = rnd() * total
             pick = -1
-            for h in opts:
-                k = left[h]
-                if k:
+            for h, o in opts:
+                w = left[h] * o
+                if w > 0:
                     pick = h
-                    r -= k
+                    r -= w
                     if r < 0:
                         break
             left[pick] -= 1

@@ -13,17 +13,13 @@ from hypothesis import strategies as st
 from app.bots import choose_move, inference
 from app.bots.beliefs import MODELS, Beliefs, Model, card_class, model_for
 from app.bots.knowledge import Knowledge
-from app.engine import PRESETS, make_rules, view
+from app.engine import PRESETS, make_rules
 
-from .test_bots import _positions
+from .test_knowledge import assert_hard_facts, seat_knowledge
 
 
 def _views(preset: str, seed: int) -> list[Knowledge]:
-    out = []
-    for s in _positions(preset, 1, base=seed):
-        if s.phase == "play":
-            out += [Knowledge(view(s, seat), s.rules) for seat in range(s.rules.players)]
-    return out
+    return seat_knowledge(preset, 1, seed)
 
 
 def test_the_classic_model_loads_and_is_trained() -> None:
@@ -67,16 +63,7 @@ def test_deals_drawn_from_the_beliefs_respect_every_hard_fact(seed: int, draw_se
     for k in _views("classic", seed):
         b = Beliefs(k, model)
         for _ in range(3):
-            deal = b.draw(rng)
-            assert deal[k.seat] == k.own_hands[k.seat]
-            union = 0
-            for h in k.hidden:
-                assert deal[h].bit_count() == k.capacity[h]
-                assert not deal[h] & k.void[h]  # no card of a suit it showed void in
-                assert not deal[h] & union
-                union |= deal[h]
-                assert deal[h] & k.known.get(h, 0) == k.known.get(h, 0)
-            assert union == k.unseen
+            assert_hard_facts(k, b.draw(rng))
 
 
 def test_the_draw_follows_the_model() -> None:
