@@ -221,11 +221,9 @@ def evaluate_play(k: Knowledge, rng: random.Random, budget: Budget) -> Evaluatio
         worlds += 1
         if budget.expired():
             break
-        if worlds >= next_prune and len(alive) > 1:
-            alive = _prune(vals, alive, worlds)
-            next_prune = worlds + max(8, worlds // 4)
-            if len(alive) == 1:
-                break
+        alive, next_prune = _pruned(vals, alive, worlds, next_prune)
+        if len(alive) == 1:
+            break
     return Evaluation(cands, vals, alive, worlds, exact, std, budget.expired())
 
 
@@ -245,6 +243,17 @@ def _best(
     best = min(means.values())
     tied = [cands[j] for j in alive if means[j] <= best + 1e-9]
     return preferred if preferred in tied else tied[0]
+
+
+def _pruned(
+    vals: list[list[float]], alive: list[int], worlds: int, next_prune: int
+) -> tuple[list[int], int]:
+    """After a round of deals (two candidates alive at least): the candidates still alive and
+    the round to prune at next.  Once ``next_prune`` deals are in, the clearly worse candidates
+    go (``_prune``) and the next pruning comes a quarter more deals later (8 at least)."""
+    if worlds < next_prune:
+        return alive, next_prune
+    return _prune(vals, alive, worlds), worlds + max(8, worlds // 4)
 
 
 def _prune(vals: list[list[float]], alive: list[int], n: int) -> list[int]:
@@ -430,9 +439,7 @@ def evaluate_pass(
             vals[j].append(float(pts[seat]))
         spent += len(alive) * (1.0 if classic else 3.0)
         worlds += 1
-        if worlds >= next_prune and len(alive) > 1:
-            alive = _prune(vals, alive, worlds)
-            next_prune = worlds + max(8, worlds // 4)
-            if len(alive) == 1:
-                break
+        alive, next_prune = _pruned(vals, alive, worlds, next_prune)
+        if len(alive) == 1:
+            break
     return Evaluation(cands, vals, alive, worlds, False, fallback, budget.expired())

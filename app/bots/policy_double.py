@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from app.engine import DARK_FACE, Tables
 
-from .standard import FACE_SHIFT, StandardTables, standard_tables
+from .standard import FACE_SHIFT, StandardTables, below, highest, lowest, standard_tables
 
 LIGHT, DARK = 0, 1
 
@@ -70,32 +70,6 @@ def double_tables(t: Tables) -> DoubleTables:
     return DoubleTables(t)
 
 
-def _best_key(m: int, key: tuple[int, ...]) -> int:
-    best = -1
-    bv = -1
-    while m:
-        low = m & -m
-        c = low.bit_length() - 1
-        m ^= low
-        if key[c] > bv:
-            bv = key[c]
-            best = c
-    return best
-
-
-def _least_key(m: int, key: tuple[int, ...]) -> int:
-    best = -1
-    bv = 10**9
-    while m:
-        low = m & -m
-        c = low.bit_length() - 1
-        m ^= low
-        if key[c] < bv:
-            bv = key[c]
-            best = c
-    return best
-
-
 def double_policy_play(
     dt: DoubleTables,
     hand: int,
@@ -123,26 +97,20 @@ def double_policy_play(
         for c in dt.shed:
             if legal >> c & 1:
                 return c
-    under = 0
-    m = follow
-    while m:
-        low = m & -m
-        m ^= low
-        if key[low.bit_length() - 1] < best:
-            under |= low
+    under = below(follow, key, best)
     over = follow & ~under
     heavy = dt.heavy
     if under & heavy:
-        return _best_key(under & heavy, key)
+        return highest(under & heavy, key)
     last = len(cards) == n_in_trick - 1
     if under:
         if last and points == 0 and over & ~heavy:
-            return _best_key(over & ~heavy, key)  # a free trick: shed the highest
-        return _best_key(under & ~heavy or under, key)
+            return highest(over & ~heavy, key)  # a free trick: shed the highest
+        return highest(under & ~heavy or under, key)
     safe = over & ~heavy or over
     if last or points == 0:
-        return _best_key(safe, key)
-    return _least_key(safe, key)
+        return highest(safe, key)
+    return lowest(safe, key)
 
 
 def _lead(dt: DoubleTables, hand: int, legal: int, forced_dark: bool, gone: int) -> int:

@@ -77,8 +77,8 @@ def standard_tables(t: Tables) -> StandardTables:
     return StandardTables(t)
 
 
-def _best(m: int, order: tuple[int, ...] | list[int]) -> int:
-    """The card of non-empty mask ``m`` with the highest ``order``."""
+def highest(m: int, order: tuple[int, ...] | list[int]) -> int:
+    """The card of non-empty mask ``m`` with the highest ``order`` (the lowest card of a tie)."""
     best = -1
     bv = -(10**9)
     while m:
@@ -92,7 +92,8 @@ def _best(m: int, order: tuple[int, ...] | list[int]) -> int:
     return best
 
 
-def _least(m: int, order: tuple[int, ...] | list[int]) -> int:
+def lowest(m: int, order: tuple[int, ...] | list[int]) -> int:
+    """The card of non-empty mask ``m`` with the lowest ``order`` (the lowest card of a tie)."""
     best = -1
     bv = 10**9
     while m:
@@ -106,9 +107,21 @@ def _least(m: int, order: tuple[int, ...] | list[int]) -> int:
     return best
 
 
+def below(m: int, key: tuple[int, ...], best: int) -> int:
+    """The cards of mask ``m`` whose trick ``key`` is under ``best`` (they do not take the trick
+    from the card now winning it)."""
+    under = 0
+    while m:
+        low = m & -m
+        m ^= low
+        if key[low.bit_length() - 1] < best:
+            under |= low
+    return under
+
+
 def standard_lead(st: StandardTables, legal: int, forced_dark: bool) -> int:
     """Lead the lowest card (Double Hearts: the lowest face, which it names)."""
-    c = _least(legal, st.lead_rank)
+    c = lowest(legal, st.lead_rank)
     if st.t.game != "double":
         return c
     face = DARK if forced_dark else st.lead_face[c]
@@ -145,42 +158,28 @@ def standard_play(
         # void: shed the highest valued card (28: one that does not take the trick, if any)
         cand = legal
         if st.trump:
-            under = 0
-            m = legal
-            while m:
-                low = m & -m
-                m ^= low
-                if key[low.bit_length() - 1] < best:
-                    under |= low
-            if under:
-                cand = under
-        return _best(cand, st.dump)
-    under = 0
-    m = follow
-    while m:
-        low = m & -m
-        m ^= low
-        if key[low.bit_length() - 1] < best:
-            under |= low
+            cand = below(legal, key, best) or legal
+        return highest(cand, st.dump)
+    under = below(follow, key, best)
     if not last:
         if under:
-            return _best(under, key)
-        return _least(follow, key)
+            return highest(under, key)
+        return lowest(follow, key)
     if net < 0:
         # a bonus outweighs the points (Omnibus, the dummy game's TD): take it if possible
         safe = follow & ~st.heavy or follow
-        return _best(safe, key)
+        return highest(safe, key)
     if points > 0:
         if under:
-            return _best(under, key)
+            return highest(under, key)
         safe = follow & ~st.heavy or follow  # must take it: the highest, avoiding the QS
-        return _best(safe, key)
+        return highest(safe, key)
     # no points: the highest card (not the QS when it would take the trick)
-    c = _best(follow, key)
+    c = highest(follow, key)
     if (1 << c) & st.heavy and key[c] > best:
         rest = follow & ~st.heavy
         if rest:
-            c = _best(rest, key)
+            c = highest(rest, key)
     return c
 
 
@@ -204,7 +203,7 @@ def standard_pass(t: Tables, passable: int, count: int) -> int:
     out = 0
     m = passable
     for _ in range(count):
-        c = _best(m, st.dump)
+        c = highest(m, st.dump)
         out |= 1 << c
         m &= ~(1 << c)
     return out
