@@ -185,6 +185,17 @@ def _held(game_id: int, seat: int, owner: str) -> Any:
     )
 
 
+def _update_held(db: Database, game_id: int, seat: int, owner: str, **values: Any) -> bool:
+    """Write ``values`` on the job only while this instance holds it; False when it no longer
+    does (its lease ran out and another instance took it over)."""
+    with db.session() as session:
+        done = session.execute(
+            sa.update(GameReview).where(_held(game_id, seat, owner)).values(**values)
+        )
+        session.commit()
+        return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+
+
 def renew(
     db: Database,
     game_id: int,
@@ -199,66 +210,52 @@ def renew(
     values: dict[str, Any] = {"lease_until": utcnow() + timedelta(seconds=lease_seconds)}
     if progress is not None:
         values["progress"] = min(max(progress, 0.0), 1.0)
-    with db.session() as session:
-        done = session.execute(
-            sa.update(GameReview).where(_held(game_id, seat, owner)).values(**values)
-        )
-        session.commit()
-        return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+    return _update_held(db, game_id, seat, owner, **values)
 
 
 def finish(db: Database, game_id: int, seat: int, owner: str, result: dict[str, Any]) -> bool:
     """Store the result (only while holding the job); False when another instance has it."""
-    with db.session() as session:
-        done = session.execute(
-            sa.update(GameReview)
-            .where(_held(game_id, seat, owner))
-            .values(
-                status="done",
-                progress=1.0,
-                result=result,
-                lease_owner=None,
-                lease_until=None,
-                finished_at=utcnow(),
-            )
-        )
-        session.commit()
-        return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+    return _update_held(
+        db,
+        game_id,
+        seat,
+        owner,
+        status="done",
+        progress=1.0,
+        result=result,
+        lease_owner=None,
+        lease_until=None,
+        finished_at=utcnow(),
+    )
 
 
 def fail(db: Database, game_id: int, seat: int, owner: str, error: str) -> bool:
-    with db.session() as session:
-        done = session.execute(
-            sa.update(GameReview)
-            .where(_held(game_id, seat, owner))
-            .values(
-                status="failed",
-                error=error[:200],
-                lease_owner=None,
-                lease_until=None,
-                finished_at=utcnow(),
-            )
-        )
-        session.commit()
-        return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+    return _update_held(
+        db,
+        game_id,
+        seat,
+        owner,
+        status="failed",
+        error=error[:200],
+        lease_owner=None,
+        lease_until=None,
+        finished_at=utcnow(),
+    )
 
 
 def release(db: Database, game_id: int, seat: int, owner: str) -> bool:
     """Hand a held job back (this instance is stopping): queued again at once, so another
     instance takes it without waiting for the lease to run out."""
-    with db.session() as session:
-        done = session.execute(
-            sa.update(GameReview)
-            .where(_held(game_id, seat, owner))
-            .values(
-                status="queued",
-                lease_owner=None,
-                lease_until=None,
-                attempts=GameReview.attempts - 1,
-            )
-        )
-        session.commit()
-        return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+    return _update_held(
+        db,
+        game_id,
+        seat,
+        owner,
+        status="queued",
+        lease_owner=None,
+        lease_until=None,
+        attempts=GameReview.attempts - 1,
+    )
 
 
 def public(row: GameReview) -> dict[str, Any]:
