@@ -32,6 +32,8 @@ import os
 import random
 import statistics
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from app import engine
@@ -120,16 +122,29 @@ def _continue(state: engine.GameState, seat: int, opts: dict[str, object], seed:
     return state.history[-1].points[seat]
 
 
-def strength(args: argparse.Namespace) -> None:
-    preset = args.preset[0] if args.preset else "classic"
-    seat = 0
-    rows: list[dict[str, float]] = []
-    c0 = time.process_time()
-    for deal in range(args.first_deal, args.first_deal + args.deals):
+@dataclass
+class _Turn:
+    """One decision of a tournament deal played by Standard in every seat (``_standard_turns``):
+    the position, the seat to act and its view, Standard's move there, and the game's set-up."""
+
+    deal: int
+    opts: dict[str, object]
+    rules: engine.Rules
+    state: engine.GameState
+    seat: int
+    view: dict[str, Any]
+    n: int  # the game's decisions so far
+    std: dict[str, object]
+
+
+def _standard_turns(preset: str, first_deal: int, deals: int) -> Iterator[_Turn]:
+    """Every decision of the tournament deals ``first_deal`` on (``bench.tournament``: the same
+    seeds and pass directions), Standard playing every seat; the game goes on with ``std``."""
+    for deal in range(first_deal, first_deal + deals):
         opts, direction = _setup(preset, deal)
         rules = engine.make_rules(preset, opts)
         s = engine.new_game(rules, 1_000_003 * deal + 17)
-        n_moves = 0
+        n = 0
         while s.phase != "over":
             if s.phase == "direction":
                 assert direction is not None
@@ -137,41 +152,52 @@ def strength(args: argparse.Namespace) -> None:
                 continue
             who = engine.seats_to_act(s)[0]
             v = engine.view(s, who)
-            std = choose_move("standard", v, n_moves, options=opts)
-            legal = v.get("legal")
-            cards = legal.get("cards", []) if isinstance(legal, dict) else []
-            if who == seat and s.phase == "play" and len(cards) > 1:
-                exp = choose_move(
-                    "expert", v, deal * 7919 + n_moves, args.expert_ms, opts, hard_cap_ms=1e9
-                )
-                if exp != std:
-                    k = Knowledge(v, rules)
-                    rng = random.Random(f"strength:{deal}:{n_moves}")
-                    ev = evaluate_play(k, rng, Budget(args.review_units, 1e9))
-                    expected = {
-                        json.dumps(play_json(k.t, d, not k.cur_cards), sort_keys=True): e
-                        for d, e in zip(ev.cands, ev.expected(), strict=True)
-                    }
-                    best = min(expected.values())
-                    e_std = expected[json.dumps(std, sort_keys=True)]
-                    e_exp = expected[json.dumps(exp, sort_keys=True)]
-                    outcome = {}
-                    for name, mv in (("standard", std), ("expert", exp)):
-                        after = engine.apply(s, who, engine.move_from_json(mv))
-                        pts = [_continue(after, seat, opts, r) for r in range(args.playouts)]
-                        outcome[name] = statistics.fmean(pts)
-                    row = {
-                        "deal": deal,
-                        "move": n_moves,
-                        "loss_standard": e_std - best,
-                        "loss_expert": e_exp - best,
-                        "points_standard": outcome["standard"],
-                        "points_expert": outcome["expert"],
-                    }
-                    rows.append(row)
-                    print(json.dumps({k2: round(x, 3) for k2, x in row.items()}), flush=True)
+            std = choose_move("standard", v, n, options=opts)
+            yield _Turn(deal, opts, rules, s, who, v, n, std)
             s = engine.apply(s, who, engine.move_from_json(std))
-            n_moves += 1
+            n += 1
+
+
+def strength(args: argparse.Namespace) -> None:
+    preset = args.preset[0] if args.preset else "classic"
+    seat = 0
+    rows: list[dict[str, float]] = []
+    c0 = time.process_time()
+    for turn in _standard_turns(preset, args.first_deal, args.deals):
+        s, who, v, std = turn.state, turn.seat, turn.view, turn.std
+        deal, n_moves = turn.deal, turn.n
+        legal = v.get("legal")
+        cards = legal.get("cards", []) if isinstance(legal, dict) else []
+        if who == seat and s.phase == "play" and len(cards) > 1:
+            exp = choose_move(
+                "expert", v, deal * 7919 + n_moves, args.expert_ms, turn.opts, hard_cap_ms=1e9
+            )
+            if exp != std:
+                k = Knowledge(v, turn.rules)
+                rng = random.Random(f"strength:{deal}:{n_moves}")
+                ev = evaluate_play(k, rng, Budget(args.review_units, 1e9))
+                expected = {
+                    json.dumps(play_json(k.t, d, not k.cur_cards), sort_keys=True): e
+                    for d, e in zip(ev.cands, ev.expected(), strict=True)
+                }
+                best = min(expected.values())
+                e_std = expected[json.dumps(std, sort_keys=True)]
+                e_exp = expected[json.dumps(exp, sort_keys=True)]
+                outcome = {}
+                for name, mv in (("standard", std), ("expert", exp)):
+                    after = engine.apply(s, who, engine.move_from_json(mv))
+                    pts = [_continue(after, seat, turn.opts, r) for r in range(args.playouts)]
+                    outcome[name] = statistics.fmean(pts)
+                row = {
+                    "deal": deal,
+                    "move": n_moves,
+                    "loss_standard": e_std - best,
+                    "loss_expert": e_exp - best,
+                    "points_standard": outcome["standard"],
+                    "points_expert": outcome["expert"],
+                }
+                rows.append(row)
+                print(json.dumps({k2: round(x, 3) for k2, x in row.items()}), flush=True)
     cpu = time.process_time() - c0
     _strength_summary(preset, args, rows, cpu)
 
@@ -251,25 +277,11 @@ def hints(args: argparse.Namespace) -> None:
     print("| --- | --- | --- | --- | --- | --- |")
     for preset in args.preset or DEFAULT_PRESETS:
         cpu: list[float] = []
-        for deal in range(args.first_deal, args.first_deal + args.deals):
-            opts, direction = _setup(preset, deal)
-            rules = engine.make_rules(preset, opts)
-            s = engine.new_game(rules, 1_000_003 * deal + 17)
-            n = 0
-            while s.phase != "over":
-                if s.phase == "direction":
-                    assert direction is not None
-                    s = engine.apply(s, s.dealer, engine.ChooseDirection(direction))
-                    continue
-                who = engine.seats_to_act(s)[0]
-                v = engine.view(s, who)
-                if who == 0 and s.phase in ("pass", "play"):
-                    c0 = time.process_time()
-                    hint(v, rules, seed=n)
-                    cpu.append(1000 * (time.process_time() - c0))
-                mv = choose_move("standard", v, n, options=opts)
-                s = engine.apply(s, who, engine.move_from_json(mv))
-                n += 1
+        for turn in _standard_turns(preset, args.first_deal, args.deals):
+            if turn.seat == 0 and turn.state.phase in ("pass", "play"):
+                c0 = time.process_time()
+                hint(turn.view, turn.rules, seed=turn.n)
+                cpu.append(1000 * (time.process_time() - c0))
         cpu.sort()
         p99 = cpu[min(len(cpu) - 1, int(0.99 * len(cpu)))]
         print(
