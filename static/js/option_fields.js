@@ -7,6 +7,7 @@
 
 import { h } from "./dom.js";
 import { faceWords, has, plural, t } from "./i18n.js";
+import { relativeSeat } from "./labels.js";
 
 function catalogOr(key, fallback) {
   return has(key) ? t(key) : fallback;
@@ -38,13 +39,7 @@ export function gameLabel(game) {
 
 /** Where seat `other` sits seen from seat 0 of `n`: "on your left", "across"... */
 export function seatWords(other, n) {
-  const d = ((other % n) + n) % n;
-  if (d === 0) return t("seat.you");
-  if (n === 2) return t("seat.opposite");
-  if (d === 1) return t("seat.left");
-  if (d === n - 1) return t("seat.right");
-  if (n === 4 && d === 2) return t("seat.across");
-  return d === 2 ? t("seat.second_left") : t("seat.second_right");
+  return relativeSeat(0, other, n);
 }
 
 export function optionField(lobby, option, preset) {
