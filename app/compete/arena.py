@@ -14,14 +14,23 @@ game begun in its last seconds would be played almost wholly after the clock sho
 a game that started in time plays to its end and counts. The arena ends once the window has
 closed and its last table has finished.
 
+Who meets whom again: a table's worth of players free together (the four just back from
+one table) sit down together, as they must; but when several tables start together, those
+tables are made so that nobody sits with a player of their last game (as lichess's pairing
+avoids the last opponent): the standings' seating is kept when it repeats no pair, else
+tables are filled in standings order skipping who met, always keeping the rest seatable (a
+last game's group never outnumbers the tables left), which avoids every repeat whenever the
+groups are no larger than the number of tables.
+
 Each finished game's table points by place (app.compete.swiss.table_points, ties share) go
 into the standings at once (app.compete.events.round_results).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from app.compete.swiss import Seat, Standing, order, seat_round, tie_break
@@ -35,6 +44,7 @@ class Waiting:
     table_points: float = 0.0
     game_points: int = 0
     waited: float = 0.0  # seconds
+    met: frozenset[str] = field(default_factory=frozenset)  # the players of their last game
 
 
 def seat_waiting(
@@ -49,17 +59,59 @@ def seat_waiting(
         raise ValueError("a player waits once")
     full = len(queue) // table_size * table_size
     chosen, rest = queue[:full], queue[full:]
-    tables = seat_round(
-        [Standing(w.player_id, w.table_points, w.game_points) for w in chosen],
-        table_size,
-        event_seed,
-    )
+    tables = _apart(chosen, table_size, event_seed)
     if rest and max(w.waited for w in rest) >= fill_seconds:
         left = order(
             [Standing(w.player_id, w.table_points, w.game_points) for w in rest], event_seed
         )
         tables.append([s.player_id for s in left] + [None] * (table_size - len(left)))
     return tables
+
+
+def _apart(chosen: Sequence[Waiting], table_size: int, event_seed: str) -> list[list[Seat]]:
+    """The full tables of ``chosen`` (a multiple of ``table_size``): the standings' seating
+    if it repeats no pair of a last game, else the leaders first, nobody seated with one they
+    just played while the rest allows it."""
+    standings = [Standing(w.player_id, w.table_points, w.game_points) for w in chosen]
+    tables = seat_round(standings, table_size, event_seed)
+    met = {w.player_id: w.met for w in chosen}
+
+    def clash(a: str, b: str) -> bool:
+        return b in met[a] or a in met[b]
+
+    if len(tables) < 2 or not any(_repeats(t, clash) for t in tables):
+        return tables
+    # One group per last game (a player's own and its players'); a group seated twice at a
+    # table repeats a pair. The rest stays seatable without repeats while no group has more
+    # players left than there are tables left.
+    group = {w.player_id: frozenset(w.met | {w.player_id}) for w in chosen}
+    rank = {s.player_id: n for n, s in enumerate(order(standings, event_seed))}
+    left = sorted(met, key=rank.__getitem__)
+    out: list[list[Seat]] = []
+    for tables_left in range(len(tables), 0, -1):
+        sizes = Counter(group[p] for p in left)
+        tight = {g for g, n in sizes.items() if n >= tables_left}
+        table: list[str] = []
+        for tight_only in (True, False):  # the tight groups' best, then by rank
+            for p in left:
+                if len(table) == table_size:
+                    break
+                if p in table or (tight_only and group[p] not in tight):
+                    continue
+                if not any(clash(p, q) for q in table):
+                    table.append(p)
+        while len(table) < table_size:  # a repeat is unavoidable: as few as may be
+            free = [p for p in left if p not in table]
+            table.append(min(free, key=lambda p: (sum(clash(p, q) for q in table), rank[p])))
+        left = [p for p in left if p not in table]
+        table.sort(key=rank.__getitem__)
+        out.append(list(table))
+    return out
+
+
+def _repeats(table: Sequence[Seat], clash: Callable[[str, str], bool]) -> bool:
+    players = [p for p in table if p is not None]
+    return any(clash(a, b) for i, a in enumerate(players) for b in players[i + 1 :])
 
 
 def seconds_left(now: datetime, ends_at: datetime) -> float:

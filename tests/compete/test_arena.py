@@ -129,3 +129,86 @@ def test_an_arenas_length_is_checked() -> None:
         with pytest.raises(EventError) as err:
             check_minutes(bad, limits)
         assert err.value.code == "bad_minutes" and err.value.status == 422
+
+
+def _pairs(tables: list[list[Seat]]) -> set[frozenset[str]]:
+    out: set[frozenset[str]] = set()
+    for table in tables:
+        players = _humans([table])
+        out |= {frozenset((a, b)) for i, a in enumerate(players) for b in players[i + 1 :]}
+    return out
+
+
+def _back_from(games: list[list[str]], points: dict[str, float]) -> list[Waiting]:
+    """The players of these last games, all waiting now (each knows whom they just met)."""
+    return [
+        Waiting(p, points.get(p, 0.0), waited=1, met=frozenset(g) - {p}) for g in games for p in g
+    ]
+
+
+def test_tables_back_together_are_mixed_not_seated_again() -> None:
+    games = [[f"{t}{i}" for i in range(4)] for t in "abcd"]
+    # each game's players are level in the standings: by the standings alone they meet again
+    points = {p: 10.0 * n for n, g in enumerate(games) for p in g}
+    tables = seat_waiting(_back_from(games, points), 4, SEED, fill_seconds=20)
+    assert len(tables) == 4
+    assert not _pairs(tables) & _pairs([list(g) for g in games])
+    assert str(tables[0][0]).startswith("d")  # a leader still at table 1
+
+
+def test_a_tables_worth_back_together_plays_again_as_it_would() -> None:
+    game = ["a", "b", "c", "d"]
+    waiting = _back_from([game], {"a": 6.0, "b": 4.0, "c": 2.0})
+    assert seat_waiting(waiting, 4, SEED, 20) == [["a", "b", "c", "d"]]
+
+
+def test_who_did_not_meet_is_seated_by_the_standings_as_before() -> None:
+    games = [["a", "b"], ["c", "d"], ["e", "f"], ["g", "h"]]
+    points = {"a": 9.0, "c": 8.0, "e": 7.0, "g": 6.0, "b": 5.0, "d": 4.0, "f": 3.0, "h": 2.0}
+    tables = seat_waiting(_back_from(games, points), 4, SEED, 20)
+    assert tables == [["a", "c", "e", "g"], ["b", "d", "f", "h"]]  # no pair met: unchanged
+
+
+def test_when_a_repeat_is_unavoidable_as_few_as_may_be() -> None:
+    games = [[f"a{i}" for i in range(4)], [f"b{i}" for i in range(4)]]
+    points = {p: 4.0 if p[0] == "a" else 0.0 for g in games for p in g}
+    tables = seat_waiting(_back_from(games, points), 4, SEED, 20)
+    assert [sorted(p[0] for p in _humans([t])) for t in tables] == [["a", "a", "b", "b"]] * 2
+
+
+@given(
+    st.integers(2, 5),
+    st.data(),
+)
+def test_with_enough_tables_nobody_meets_a_last_opponent(size: int, data: st.DataObject) -> None:
+    """Players back from their last games (each game's group no larger than the number of
+    tables to make), some new: every table is made, nobody sits twice, no pair of a last game
+    sits together again."""
+    n_tables = data.draw(st.integers(size, 7), label="tables")
+    groups = data.draw(
+        st.lists(st.integers(1, min(size, n_tables)), min_size=1, max_size=n_tables * size),
+        label="group sizes",
+    )
+    games: list[list[str]] = []
+    count = 0
+    for g in groups:
+        g = min(g, n_tables * size - count)
+        if g <= 0:
+            break
+        games.append([f"p{count + i}" for i in range(g)])
+        count += g
+    games += [[f"p{i}"] for i in range(count, n_tables * size)]  # new: met nobody
+    points = data.draw(
+        st.lists(st.integers(0, 12), min_size=n_tables * size, max_size=n_tables * size),
+        label="points",
+    )
+    waiting = [
+        Waiting(p, float(points[int(p[1:])]), waited=3, met=frozenset(g) - {p})
+        for g in games
+        for p in g
+    ]
+    tables = seat_waiting(waiting, size, SEED, fill_seconds=60)
+    seated = _humans(tables)
+    assert sorted(seated) == sorted(w.player_id for w in waiting)
+    assert len(tables) == n_tables and all(len(t) == size and None not in t for t in tables)
+    assert not _pairs(tables) & _pairs([list(g) for g in games])
