@@ -12,8 +12,8 @@ set on the runner.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from starlette.concurrency import run_in_threadpool
 
@@ -25,14 +25,15 @@ FILL_SECONDS = 20.0
 LAST_CALL_SECONDS = 60.0
 
 
-class ArenaSteps:
+class RoundSteps(Protocol):
+    """What the arena's steps use of the runner they are mixed into
+    (app.compete.events_runner.EventRunner): its database and table service, and its way to
+    make a round's table and to follow one to its end."""
+
     database: Database
     tables: Any  # app.tables.TableService
-    arena_fill_seconds: float | None = None  # None: the settings'
-    arena_last_call_seconds: float | None = None
 
-    async def _make(self, event_id: int, round_no: int, info: dict[str, Any]) -> None:
-        raise NotImplementedError
+    async def _make(self, event_id: int, round_no: int, info: dict[str, Any]) -> None: ...
 
     async def _follow(
         self,
@@ -40,8 +41,25 @@ class ArenaSteps:
         round_no: int,
         info: dict[str, Any],
         record: Callable[..., bool] = events_store.record_table,
-    ) -> bool:
-        raise NotImplementedError
+    ) -> bool: ...
+
+
+class ArenaSteps(RoundSteps):
+    arena_fill_seconds: float | None = None  # None: the settings'
+    arena_last_call_seconds: float | None = None
+
+    async def _to_tell(
+        self, event_id: int, round_no: int, info: dict[str, Any], players: Sequence[str]
+    ) -> list[str]:
+        """Who hears ``event_started`` of a table just made: everyone at a Swiss or duplicate
+        round's table; at an arena's, only those for whom it is their first game of the arena
+        (their next tables reach them on the event's page and the game-over panel, not as the
+        event starting again)."""
+        if info["format"] != "arena":
+            return list(players)
+        return await run_in_threadpool(
+            arena_store.first_games, self.database, event_id, round_no, players
+        )
 
     def _arena_setting(self, mine: float | None, name: str, default: float) -> float:
         if mine is not None:

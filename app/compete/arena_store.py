@@ -25,7 +25,6 @@ from sqlmodel import Session, col, select
 
 from app.compete import arena, events_store
 from app.compete.events import EventError, EventLimits, points_of, round_results
-from app.compete.swiss import tie_break
 from app.db import Database
 from app.db.compete_models import ClubMember, Event, EventEntry, EventSeat
 from app.db.models import as_utc, utcnow
@@ -103,12 +102,14 @@ def seat_waiting(
             )
         ).all()
         opened = as_utc(event.starts_at)
+        met = _last_met(session, event_id)
         waiting = [
             arena.Waiting(
                 e.player_id,
                 e.table_points,
                 e.game_points,
                 (now - as_utc(e.free_since or opened)).total_seconds(),
+                frozenset(met.get(e.player_id, ())),
             )
             for e in entries
         ]
@@ -139,6 +140,31 @@ def seat_waiting(
         return list(range(first, first + len(tables)))
 
 
+def _last_met(session: Session, event_id: int) -> dict[str, set[str]]:
+    """Each player's opponents in their last game of the arena (humans only)."""
+    last = (
+        select(EventSeat.player_id, sa.func.max(EventSeat.round).label("game"))
+        .where(col(EventSeat.event_id) == event_id, col(EventSeat.player_id).is_not(None))
+        .group_by(col(EventSeat.player_id))
+        .subquery()
+    )
+    pairs = session.execute(
+        sa.select(last.c.player_id, col(EventSeat.player_id)).join(
+            EventSeat,
+            sa.and_(
+                col(EventSeat.event_id) == event_id,
+                col(EventSeat.round) == last.c.game,
+                col(EventSeat.player_id).is_not(None),
+                col(EventSeat.player_id) != last.c.player_id,
+            ),
+        )
+    ).all()
+    out: dict[str, set[str]] = {}
+    for player, mate in pairs:
+        out.setdefault(player, set()).add(mate)
+    return out
+
+
 def open_rounds(db: Database, event_id: int) -> list[int]:
     """The arena's tables still playing (or still to be made): their round numbers."""
     with db.session() as session:
@@ -149,6 +175,24 @@ def open_rounds(db: Database, event_id: int) -> list[int]:
             .order_by(col(EventSeat.round))
         ).all()
         return list(rows)
+
+
+def first_games(db: Database, event_id: int, round_no: int, players: Sequence[str]) -> list[str]:
+    """Those of ``players`` (seated at game ``round_no``) for whom it is their first game of
+    the arena: no seat of theirs in an earlier one."""
+    if not players:
+        return []
+    with db.session() as session:
+        before = set(
+            session.exec(
+                select(EventSeat.player_id).where(
+                    col(EventSeat.event_id) == event_id,
+                    col(EventSeat.round) < round_no,
+                    col(EventSeat.player_id).in_(list(players)),
+                )
+            ).all()
+        )
+    return [p for p in players if p not in before]
 
 
 def record_game(
@@ -282,21 +326,7 @@ def register(
             session.add(entry)
             session.commit()
             return
-        if event.entries >= limits.entries_max:
-            raise EventError(
-                409, "event_full", f"an event has {limits.entries_max} players at most"
-            )
-        session.add(
-            EventEntry(
-                event_id=event_id,
-                player_id=player_id,
-                tie=tie_break(event.seed, player_id) >> 1,
-                free_since=now,
-            )
-        )
-        session.execute(
-            sa.update(Event).where(col(Event.id) == event_id).values(entries=Event.entries + 1)
-        )
+        events_store.add_entry(session, event, player_id, limits, now)
         session.commit()
 
 

@@ -7,12 +7,14 @@ next round when the last table of one is in.
 Everything it knows is in SQL (app.compete.events_store) and every step is a compare-and-set
 there, so the loops of several instances may run together, and an instance that dies
 mid-round leaves nothing behind: the next poll of any instance carries on (a table being made
-by the dead one is made again after ``CLAIM_SECONDS``; its tables live in Redis).
+by the dead one is made again once its claim, renewed every ``RENEW_SECONDS`` while its
+maker lives, is ``CLAIM_SECONDS`` old; its tables live in Redis).
 
 It also tells the players (app.notify): every registered player ``remind_minutes`` before the
 start (``event_soon``, once per event: the instance whose compare-and-set on the event's
 ``reminded_at`` hit sends it), and each seated player when their round's table is made
-(``event_started``, by the instance whose table was stored over its own claim).
+(``event_started``, by the instance whose table was stored over its own claim; in an arena
+only at a player's first game, its next tables being on the event's page).
 """
 
 from __future__ import annotations
@@ -38,7 +40,11 @@ from app.tables.change import Actor
 
 log = logging.getLogger(__name__)
 
-CLAIM_SECONDS = 60.0  # a table claimed for making longer ago than this is made again
+# A table's making is a lease: the maker's claim ``making:<instance>:<time>`` is renewed every
+# RENEW_SECONDS while the table is being made; one not renewed for CLAIM_SECONDS (its maker
+# died, or stalls far longer than a renewal) is taken over and the table made again.
+CLAIM_SECONDS = 6.0
+RENEW_SECONDS = 2.0
 COMPUTER_LEVEL = "standard"  # fills a short table
 REMIND_MINUTES = 10  # when neither the runner nor the table service's settings say
 
@@ -153,20 +159,58 @@ class EventRunner(ArenaSteps):
 
     async def _make(self, event_id: int, round_no: int, info: dict[str, Any]) -> None:
         was = info["table_id"]
-        if was is not None and self.wall() - float(was.split(":")[2]) < CLAIM_SECONDS:
+        if was is not None and self.wall() - claimed_at(was) < CLAIM_SECONDS:
             return  # another instance is making it
-        marker = f"making:{self.instance_id[:20]}:{self.wall():.0f}"
-        claimed = await run_in_threadpool(
-            events_store.claim_table,
-            self.database,
-            event_id,
-            round_no,
-            info["table_no"],
-            was,
-            marker,
-        )
-        if not claimed:
+        claim = [self._marker()]  # the claim now (renewed while the table is made)
+        table_no = info["table_no"]
+        db = self.database
+        if not await run_in_threadpool(
+            events_store.claim_table, db, event_id, round_no, table_no, was, claim[0]
+        ):
             return
+        done = asyncio.Event()
+
+        async def renew() -> None:
+            while not done.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(done.wait(), RENEW_SECONDS)
+                    return
+                new = self._marker()
+                if new == claim[0]:
+                    continue
+                try:
+                    renewed = await run_in_threadpool(
+                        events_store.claim_table, db, event_id, round_no, table_no, claim[0], new
+                    )
+                except Exception:  # the table may still be stored under the claim it holds
+                    log.exception("events: a table's claim was not renewed")
+                    return
+                if not renewed:
+                    return  # taken over: this maker's table will not be stored
+                claim[0] = new
+
+        renewing = asyncio.create_task(renew())
+        try:
+            table = await self._create(event_id, round_no, info)
+        finally:
+            done.set()
+            await renewing  # stops between renewals: claim[0] is the claim in SQL
+        stored = await run_in_threadpool(
+            events_store.set_table, db, event_id, round_no, table_no, table.id, claim[0]
+        )
+        notify = self._notifier()
+        if not stored or notify is None:  # taken over: the one that took it tells them
+            return
+        data = {"event": event_id, "event_name": info.get("name", "")}
+        players = [s["player_id"] for s in info["seats"] if s["player_id"]]
+        for player_id in await self._to_tell(event_id, round_no, info, players):
+            await notify(player_id, "event_started", data=data)
+
+    def _marker(self) -> str:
+        return f"making:{self.instance_id[:20]}:{self.wall():.1f}"
+
+    async def _create(self, event_id: int, round_no: int, info: dict[str, Any]) -> Any:
+        """The round's table, an ordinary table (app.tables) with the event's rules."""
         seats = info["seats"]
         humans = {
             n: Actor(s["player_id"], s["name"]) for n, s in enumerate(seats) if s["player_id"]
@@ -176,7 +220,7 @@ class EventRunner(ArenaSteps):
         if first != 0:  # the table's creator sits in seat 0: the leaders' order is kept
             raise ValueError("a round's table has its first player in seat 0")
         seed = deal_seed(info["seed"], info["format"], round_no, info["table_no"])
-        table = await self.tables.create_compete(
+        return await self.tables.create_compete(
             humans[0],
             info["preset"],
             daily_options(info["preset"], self.hands),
@@ -190,21 +234,6 @@ class EventRunner(ArenaSteps):
             bots=bots,
             others={n: a for n, a in humans.items() if n != 0},
         )
-        stored = await run_in_threadpool(
-            events_store.set_table,
-            self.database,
-            event_id,
-            round_no,
-            info["table_no"],
-            table.id,
-            marker,
-        )
-        notify = self._notifier()
-        if not stored or notify is None:  # taken over: the one that took it tells them
-            return
-        data = {"event": event_id, "event_name": info.get("name", "")}
-        for actor in humans.values():
-            await notify(actor.player_id, "event_started", data=data)
 
     async def _follow(
         self,
@@ -238,6 +267,11 @@ class EventRunner(ArenaSteps):
             return False
         scores = [int(v) for v in table.game["scores"]]
         return await run_in_threadpool(record, db, event_id, round_no, info["table_no"], scores)
+
+
+def claimed_at(marker: str) -> float:
+    """When a claim ``making:<instance>:<time>`` was taken or last renewed (epoch seconds)."""
+    return float(marker.rsplit(":", 1)[1])
 
 
 def _never_played(seat: Any) -> bool:

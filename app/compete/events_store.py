@@ -200,21 +200,35 @@ def register(db: Database, event_id: int, player_id: str, limits: EventLimits) -
             raise EventError(409, "registration_closed", "the event has started")
         if session.get(EventEntry, (event_id, player_id)) is not None:
             raise EventError(409, "already_registered", "you are registered already")
-        if event.entries >= limits.entries_max:
-            raise EventError(
-                409, "event_full", f"an event has {limits.entries_max} players at most"
-            )
-        session.add(
-            EventEntry(
-                event_id=event_id,
-                player_id=player_id,
-                tie=tie_break(event.seed, player_id) >> 1,  # fits a signed 64-bit column
-            )
-        )
-        session.execute(
-            sa.update(Event).where(col(Event.id) == event_id).values(entries=Event.entries + 1)
-        )
+        add_entry(session, event, player_id, limits)
         session.commit()
+
+
+def add_entry(
+    session: Session,
+    event: Event,
+    player_id: str,
+    limits: EventLimits,
+    free_since: datetime | None = None,
+) -> None:
+    """A new entry of ``player_id`` in ``event``, counted in its ``entries`` (the caller
+    commits); ``event_full`` at the limit. ``free_since``: an arena's player waiting from then."""
+    event_id = event.id
+    if event_id is None:
+        raise ValueError("an event not stored yet takes no entries")
+    if event.entries >= limits.entries_max:
+        raise EventError(409, "event_full", f"an event has {limits.entries_max} players at most")
+    session.add(
+        EventEntry(
+            event_id=event_id,
+            player_id=player_id,
+            tie=tie_break(event.seed, player_id) >> 1,  # fits a signed 64-bit column
+            free_since=free_since,
+        )
+    )
+    session.execute(
+        sa.update(Event).where(col(Event.id) == event_id).values(entries=Event.entries + 1)
+    )
 
 
 def withdraw(db: Database, event_id: int, player_id: str) -> None:

@@ -27,7 +27,8 @@ class Tables:
     human seated at theirs, except those in ``absent``, whose seats the computer plays, until
     ``end`` gives the table its final scores)."""
 
-    def __init__(self, absent: set[str] | None = None) -> None:
+    def __init__(self, absent: set[str] | None = None, prefix: str = "T") -> None:
+        self.prefix = prefix  # of the tables' ids: T1, T2...
         self.made: dict[str, int] = {}
         self.seated: dict[str, list[str | None]] = {}
         self.scores: dict[str, list[int]] = {}
@@ -35,7 +36,7 @@ class Tables:
 
     async def create_compete(self, actor: Any, *args: Any, **kw: Any) -> Any:
         await asyncio.sleep(0.05)  # the other runner tries meanwhile
-        table_id = f"T{len(self.made) + 1}"
+        table_id = f"{self.prefix}{len(self.made) + 1}"
         size = 1 + len(kw["others"]) + len(kw["bots"])
         self.made[table_id] = size
         humans = {0: actor, **kw["others"]}

@@ -104,6 +104,9 @@ async def test_two_runners_seat_once_and_reseat_at_once(database: Database) -> N
     assert sorted(playing()) == PEOPLE
     assert sorted(tables.made) == ["T1", "T2", "T3"]
     assert {s.player_id for s in _seats(database, eid) if s.round == 3} == first
+    # The arena started once for each: T3 reaches its players on the event's page, and
+    # nobody hears "the event has started" again.
+    assert sorted(p for p, kind, _ in told.sent if kind == "event_started") == PEOPLE
     assert _check_standings_partial(database, eid) == 12
     _open_window(database, eid, -1)  # the window closes: the tables playing finish
     tables.end("T2", [1, 2, 3, 4])

@@ -111,6 +111,32 @@ def test_players_sit_down_as_soon_as_a_tables_worth_waits(people: Database) -> N
     assert page["games"] == 1 and page["seconds_left"] == 30 * 60 - 31
 
 
+def test_tables_back_at_once_are_mixed_and_first_games_known(people: Database) -> None:
+    """Four games end together, each table's players level in the standings (by them alone
+    the same four would meet again): the new tables mix them, nobody with one they just
+    played; and each player's first game is known (who hears the arena has started)."""
+    many = [f"q{i:02d}" for i in range(16)]
+    with people.session() as session:
+        for pid in many:
+            session.add(Player(id=pid, name=pid.title(), is_guest=False))
+        session.commit()
+    eid = _arena(people, many)
+    assert ar.start(people, eid, _at(0))
+    assert ar.seat_waiting(people, eid, _at(1), FILL, LAST_CALL) == [1, 2, 3, 4]
+    games = [[p for p in _table(people, eid, r) if p] for r in (1, 2, 3, 4)]
+    assert ar.first_games(people, eid, 1, games[0]) == games[0]
+    for r in (1, 2, 3, 4):  # a tie at each table; game 1 has the best scores
+        assert ar.record_game(people, eid, r, 0, [5 * r] * 4, _at(40))
+    assert ar.seat_waiting(people, eid, _at(41), FILL, LAST_CALL) == [5, 6, 7, 8]
+    met = {frozenset((a, b)) for g in games for a in g for b in g if a != b}
+    for r in (5, 6, 7, 8):
+        table = [p for p in _table(people, eid, r) if p]
+        assert len(table) == 4
+        assert not {frozenset((a, b)) for a in table for b in table if a != b} & met
+        assert ar.first_games(people, eid, r, table) == []
+    assert set(_table(people, eid, 5)) & set(games[0])  # a leader of game 1 at the first
+
+
 def test_standings_add_up_to_the_points_handed_out(people: Database) -> None:
     eid = _arena(people, PLAYERS[:8])
     ar.start(people, eid, _at(0))

@@ -203,11 +203,31 @@ async def kill_mid_round(field: Field, a: str, pid: int) -> None:
         or field.seated.get(KILL_ROUND, 0) < PLAYERS
     ):
         await asyncio.sleep(0.01)
+    kill(pid)
+    if a in field.up:
+        field.up.remove(a)
+
+
+def kill(pid: int) -> None:
+    """SIGKILL an instance and the processes it started."""
     for doomed in [*children(pid), pid]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(doomed, signal.SIGKILL)
-    if a in field.up:
-        field.up.remove(a)
+
+
+async def signed_in_and_registered(players: list[Player], **spec: Any) -> int:
+    """The players signed in; the first makes an event starting in five minutes (``spec``:
+    its name, format...) and all register: its id."""
+    await asyncio.gather(*(p.sign_in() for p in players))
+    start = datetime.now(UTC) + timedelta(minutes=5)
+    made = await players[0].call(
+        "POST", "/api/events", json={"starts_at": start.isoformat(), **spec}
+    )
+    assert made.status_code == 201, made.text
+    event_id = int(made.json()["id"])
+    for p in players:
+        assert (await p.call("POST", f"/api/events/{event_id}/register")).status_code == 200
+    return event_id
 
 
 def start_now(database_url: str, event_id: int) -> None:
@@ -238,22 +258,9 @@ async def test_a_swiss_event_survives_an_instance_killed_mid_round(
     with two_instances(database_url, tmp_path) as (a, b, pid_a):
         field = Field(a, b)
         players = [Player(field, n % 2, f"P{n}") for n in range(PLAYERS)]
-        await asyncio.gather(*(p.sign_in() for p in players))
-        start = datetime.now(UTC) + timedelta(minutes=5)
-        made = await players[0].call(
-            "POST",
-            "/api/events",
-            json={
-                "name": "Killed mid-round",
-                "starts_at": start.isoformat(),
-                "rounds": ROUNDS,
-                "grace_seconds": 120,
-            },
+        event_id = await signed_in_and_registered(
+            players, name="Killed mid-round", rounds=ROUNDS, grace_seconds=120
         )
-        assert made.status_code == 201, made.text
-        event_id = int(made.json()["id"])
-        for p in players:
-            assert (await p.call("POST", f"/api/events/{event_id}/register")).status_code == 200
         # Everyone is in: the clock jumps to the start (the next poll of either instance).
         start_now(database_url, event_id)
         killer = asyncio.create_task(kill_mid_round(field, a, pid_a))
@@ -321,3 +328,69 @@ async def test_a_swiss_event_survives_an_instance_killed_mid_round(
 
 def _ints(value: Any) -> list[int]:
     return [int(v) for v in (json.loads(value) if isinstance(value, str) else value)]
+
+
+async def test_an_arena_table_whose_maker_was_killed_is_made_within_seconds(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Instance A is killed (SIGKILL) holding the making of an arena's table: the seats are in
+    SQL under A's claim, as A leaves them when it dies between its claim and storing the
+    table id. B's poll makes the table once A's claim is a few seconds old (it is renewed
+    only while its maker lives), not after a minute, and the four players find it on the
+    event's page."""
+    with two_instances(database_url, tmp_path) as (a, b, pid_a):
+        field = Field(a, b)
+        players = [Player(field, 1, f"R{n}") for n in range(4)]  # all on B
+        event_id = await signed_in_and_registered(
+            players, name="Killed making", format="arena", minutes=30
+        )
+        kill(pid_a)
+        field.up.remove(a)
+        # What A left: the arena started, its first game's four seated under A's claim (one
+        # transaction, so B's polls see the event before the start or all of it).
+        claimed = time.time()
+        engine = sa.create_engine(database_url)
+        try:
+            with engine.begin() as connection:
+                connection.execute(
+                    sa.text(
+                        "UPDATE event SET state = 'running', current_round = 1, "
+                        "starts_at = :now WHERE id = :e"
+                    ),
+                    {"now": utcnow(), "e": event_id},
+                )
+                for seat, p in enumerate(players):
+                    connection.execute(
+                        sa.text(
+                            "INSERT INTO event_seat (event_id, round, table_no, seat, "
+                            "player_id, table_id, late) VALUES (:e, 1, 0, :s, :p, :t, :f)"
+                        ),
+                        {
+                            "e": event_id,
+                            "s": seat,
+                            "p": p.id,
+                            "t": f"making:A:{claimed:.1f}",
+                            "f": False,
+                        },
+                    )
+        finally:
+            engine.dispose()
+        tables = await asyncio.wait_for(
+            asyncio.gather(*(p.table_of(event_id, 1) for p in players)), 40
+        )
+        took = time.time() - claimed
+        assert len(set(tables)) == 1 and tables[0], tables  # one table, made once, by B
+        assert took < 20, f"the table came {took:.1f} s after A's claim"  # the old claim: 60
+        seats = rows(
+            database_url,
+            "SELECT DISTINCT table_id FROM event_seat WHERE event_id = :e",
+            e=event_id,
+        )
+        assert [s.table_id for s in seats] == [tables[0]]
+        client = Client(b, str(tables[0]), players[0].token, players[0].name)
+        await client.connect()  # an ordinary table on B, the player seated at it
+        try:
+            state = await client.wait(lambda m: m["type"] == "state", timeout=20)
+            assert state["table"]["status"] in ("playing", "waiting", "over")
+        finally:
+            await client.close()
