@@ -20,6 +20,7 @@ from app.main import create_app
 from app.metrics import SQL_BUCKETS, token_matches
 from app.settings import Settings, SettingsError, load_settings
 from app.store import keys
+from tests.realtime import harness
 from tests.realtime.harness import (
     Client,
     create_table,
@@ -34,18 +35,8 @@ TOKEN = "metrics-token-0123456789"
 
 
 def settings(tmp_path: Path, **extra: Any) -> Settings:
-    base: dict[str, Any] = {
-        "database_url": f"sqlite:///{tmp_path}/hearts.sqlite3",
-        "turn_timer_seconds": 0,
-        "bot_delay_min_ms": 0,
-        "bot_delay_max_ms": 0,
-        "hand_pause_ms": 0,
-        "bot_workers": 0,
-        "due_poll_seconds": 0.05,
-        "ws_rate_per_second": 1000,
-        "ws_player_rate_per_second": 1000,
-    }
-    return Settings(**{**base, **extra})
+    fast = {"bot_workers": 0, "ws_rate_per_second": 1000, "ws_player_rate_per_second": 1000}
+    return harness.quick_settings(tmp_path, **{**fast, **extra})
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

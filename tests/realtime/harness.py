@@ -25,8 +25,28 @@ import websockets
 
 from app.main import create_app
 from app.settings import Settings
+from bench.load_client import random_move
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def quick_values(tmp_path: Any, **extra: Any) -> dict[str, Any]:
+    """Settings for a test's server: SQLite in ``tmp_path``, no turn timer, computers and the
+    next hand at once, due items looked for every 50 ms; ``extra`` on top."""
+    return {
+        "database_url": f"sqlite:///{tmp_path}/hearts.sqlite3",
+        "turn_timer_seconds": 0,
+        "bot_delay_min_ms": 0,
+        "bot_delay_max_ms": 0,
+        "hand_pause_ms": 0,
+        "due_poll_seconds": 0.05,
+        **extra,
+    }
+
+
+def quick_settings(tmp_path: Any, **extra: Any) -> Settings:
+    """``quick_values`` as ``Settings``."""
+    return Settings(**quick_values(tmp_path, **extra))
 
 
 @contextlib.asynccontextmanager
@@ -250,15 +270,5 @@ def pick_move(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None
     if not legal:
         return None
     kind = legal["type"]
-    if kind == "pass":
-        return {"type": "pass", "cards": rng.sample(legal["cards"], legal["count"])}
-    if kind == "play":
-        move: dict[str, Any] = {"type": "play", "card": rng.choice(legal["cards"])}
-        if legal.get("faces"):
-            move["face"] = rng.choice(legal["faces"])
-        return move
-    if kind == "direction":
-        return {"type": "direction", "direction": rng.choice(legal["directions"])}
-    if kind == "moon":
-        return {"type": "moon", "choice": rng.choice(legal["choices"])}
-    raise AssertionError(f"unknown legal move type {kind}")
+    assert kind in ("pass", "play", "direction", "moon"), f"unknown legal move type {kind}"
+    return random_move(legal, rng)

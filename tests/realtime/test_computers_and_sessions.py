@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from app.settings import Settings
+from tests.realtime import harness
 from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
 
 pytestmark = pytest.mark.asyncio
@@ -21,18 +22,9 @@ SECRET = "test-secret-key-0123456789"
 
 
 def make_settings(tmp_path: Any, **extra: Any) -> Settings:
-    base: dict[str, Any] = {
-        "database_url": f"sqlite:///{tmp_path}/hearts.sqlite3",
-        "turn_timer_seconds": 0,
-        "bot_delay_min_ms": 0,
-        "bot_delay_max_ms": 0,
-        "hand_pause_ms": 0,
-        "due_poll_seconds": 0.05,
-        "ws_rate_per_second": 1000,
-        "secret_key": SECRET,
-    }
-    base.update(extra)
-    return Settings(**base)
+    return harness.quick_settings(
+        tmp_path, **{"ws_rate_per_second": 1000, "secret_key": SECRET, **extra}
+    )
 
 
 async def test_game_against_pro_and_expert_computers_finishes(tmp_path: Any) -> None:

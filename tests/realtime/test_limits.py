@@ -22,7 +22,7 @@ import websockets
 from app.settings import Settings
 from app.store import keys, make_redis
 from tests.conftest import REDIS_BACKENDS, cluster_redis_url, real_redis_url
-from tests.realtime.harness import Client, create_table, guest, in_process_server
+from tests.realtime.harness import Client, create_table, guest, in_process_server, quick_values
 
 pytestmark = pytest.mark.asyncio
 
@@ -35,16 +35,7 @@ async def server(
 ) -> AsyncIterator[tuple[str, aioredis.Redis]]:
     """An in-process server on fakeredis, on the test Redis or on the test Redis Cluster, and a
     client of that Redis."""
-    base: dict[str, Any] = {
-        "database_url": f"sqlite:///{tmp_path}/hearts.sqlite3",
-        "turn_timer_seconds": 0,
-        "bot_delay_min_ms": 0,
-        "bot_delay_max_ms": 0,
-        "hand_pause_ms": 0,
-        "due_poll_seconds": 0.05,
-        "run_outbox_worker": False,
-        **extra,
-    }
+    base = quick_values(tmp_path, **{"run_outbox_worker": False, **extra})
     if kind == "fake":
         fake = fakeredis.FakeServer()
         async with in_process_server(Settings(**base), fake) as address:

@@ -32,7 +32,7 @@ from app.realtime.lobby_index import (
 )
 from app.settings import Settings
 from app.store import Fanout, TableStore, keys, make_redis
-from tests.realtime.harness import create_table, guest, in_process_server
+from tests.realtime.harness import create_table, guest, in_process_server, quick_settings
 
 PRESET_OF = {"classic": "classic", "dummy": "two-player-dummy", "double": "double-hearts"}
 PRESET_OF["twentyeight"] = "two-player-28"
@@ -342,17 +342,7 @@ async def test_expired_tables_leave_the_lobby(redis_client: aioredis.Redis, name
 
 
 def make_settings(tmp_path: Any, **extra: Any) -> Settings:
-    base: dict[str, Any] = {
-        "database_url": f"sqlite:///{tmp_path}/hearts.sqlite3",
-        "turn_timer_seconds": 0,
-        "bot_delay_min_ms": 0,
-        "bot_delay_max_ms": 0,
-        "hand_pause_ms": 0,
-        "due_poll_seconds": 0.05,
-        "bot_workers": 0,
-    }
-    base.update(extra)
-    return Settings(**base)
+    return quick_settings(tmp_path, **{"bot_workers": 0, **extra})
 
 
 @contextlib.asynccontextmanager

@@ -15,23 +15,14 @@ import pytest
 import pytest_asyncio
 
 from app.settings import Settings
+from tests.realtime import harness
 from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
 
 pytestmark = pytest.mark.asyncio
 
 
 def make_settings(tmp_path: Any, **extra: Any) -> Settings:
-    base: dict[str, Any] = {
-        "database_url": f"sqlite:///{tmp_path}/hearts.sqlite3",
-        "turn_timer_seconds": 0,
-        "bot_delay_min_ms": 0,
-        "bot_delay_max_ms": 0,
-        "hand_pause_ms": 0,
-        "due_poll_seconds": 0.05,
-        "ws_max_message_bytes": 1024,
-    }
-    base.update(extra)
-    return Settings(**base)
+    return harness.quick_settings(tmp_path, **{"ws_max_message_bytes": 1024, **extra})
 
 
 @pytest_asyncio.fixture
