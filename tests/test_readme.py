@@ -1,5 +1,5 @@
 """The README's first screen: the two commands first, the second the very test command
-`.ci/run` runs, and every page it links to exists."""
+`.ci/run` runs; every docs page is linked from it, and every page it links to exists."""
 
 from __future__ import annotations
 
@@ -26,6 +26,12 @@ def test_ci_runs_the_readmes_test_command() -> None:
     test = _commands()[1]
     ci = (ROOT / ".ci" / "run").read_text()
     assert test in ci.replace(' "$@"', ""), "README's test command and .ci/run differ"
+
+
+def test_every_docs_page_is_one_click_from_the_readme() -> None:
+    links = set(re.findall(r"\]\((docs/[^)#]+\.md)\)", (ROOT / "README.md").read_text()))
+    pages = {f"docs/{page.name}" for page in (ROOT / "docs").glob("*.md")}
+    assert pages <= links, f"docs pages missing from the README's table: {sorted(pages - links)}"
 
 
 def test_every_page_the_readme_links_to_exists() -> None:
