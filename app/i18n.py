@@ -1,7 +1,8 @@
 """The site's languages on the server: which language a visitor gets, the page in it, and the
 server's own texts (e-mails, pushes) from the message catalogs.
 
-The catalogs are the page's own files, ``static/i18n/<lang>.json``: a flat object of keys to
+The catalogs are the page's own files, ``static/i18n/<lang>.json`` (and the server's own
+texts, ``<lang>.notify.json``, which no page loads): a flat object of keys to
 texts with named placeholders (``{name}``), or, for a text that depends on a number, an object
 of CLDR plural categories (``{"one": ..., "other": ...}``) chosen by ``count`` with the same
 rules as the browser's ``Intl.PluralRules`` (``plural_category``). The browser side is
@@ -35,6 +36,10 @@ PLURAL_FORMS: Final = {
     "fr": ("one", "many", "other"),
     "es": ("one", "many", "other"),
 }
+
+# The server's own texts (e-mails and pushes, ``notify.*``) in their own file per language,
+# ``<lang>.notify.json``: written by the server only, so no page downloads them.
+SERVER_SECTIONS: Final = ("notify",)
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _TAG = re.compile(r"<[a-zA-Z][^>]*\sdata-i18n[^>]*>")
@@ -114,12 +119,16 @@ def plural_category(lang: str, count: float) -> str:
 
 @cache
 def catalog(lang: str) -> dict[str, str | dict[str, str]]:
-    """A language's catalog (read once)."""
+    """A language's catalog (read once): the page's main catalog and the server's own texts,
+    ``SERVER_SECTIONS`` (no page loads those)."""
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}")
-    data = json.loads((CATALOG_DIR / f"{lang}.json").read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise ValueError(f"{lang}.json is not an object")
+    data: dict[str, str | dict[str, str]] = {}
+    for name in (lang, *(f"{lang}.{section}" for section in SERVER_SECTIONS)):
+        part = json.loads((CATALOG_DIR / f"{name}.json").read_text(encoding="utf-8"))
+        if not isinstance(part, dict):
+            raise ValueError(f"{name}.json is not an object")
+        data.update(part)
     return data
 
 

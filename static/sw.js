@@ -6,12 +6,20 @@
 const OFFLINE_CACHE = "hearts-offline-v1";
 const OFFLINE_URL = "/offline.html";
 
+/** Keep the offline page, in the player's language (the server answers by the language
+ *  cookie, as for the site's page). */
+function cacheOfflinePage() {
+  return caches.open(OFFLINE_CACHE)
+    .then((cache) => cache.add(new Request(OFFLINE_URL, { cache: "reload" })));
+}
+
 self.addEventListener("install", (event) => {
-  event.waitUntil(
-    caches.open(OFFLINE_CACHE)
-      .then((cache) => cache.add(new Request(OFFLINE_URL, { cache: "reload" })))
-      .then(() => self.skipWaiting()),
-  );
+  event.waitUntil(cacheOfflinePage().then(() => self.skipWaiting()));
+});
+
+// The player switched language (static/js/i18n.js setLanguage): the offline page follows.
+self.addEventListener("message", (event) => {
+  if (event.data && event.data.type === "language") event.waitUntil(cacheOfflinePage().catch(() => null));
 });
 
 self.addEventListener("activate", (event) => {

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from app import engine
-from app.i18n import CATALOG_DIR, DEFAULT, LANGUAGES, PLURAL_FORMS
+from app.i18n import CATALOG_DIR, DEFAULT, LANGUAGES, PLURAL_FORMS, SERVER_SECTIONS, catalog
 from app.tables import BOT_LEVELS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,6 +41,9 @@ SECTIONS = {
     # The server's refusals (error.<code>): i18n.js loads them on every page after its first
     # draw; the modules that word a refusal.
     "error": ("api.js", "labels.js", "app.js", "lobby_identity.js"),
+    # The e-mails' and pushes' words (notify.*): the server's own (app.i18n SERVER_SECTIONS),
+    # no page module uses them, so no page downloads them.
+    "notify": (),
 }
 FILES = ("", *(f".{section}" for section in SECTIONS))  # "" is the main catalog
 
@@ -67,7 +70,8 @@ def used_keys() -> set[str]:
         keys.update(_JS_KEY.findall(module.read_text(encoding="utf-8")))
     for source in (ROOT / "app").rglob("*.py"):
         keys.update(_PY_KEY.findall(source.read_text(encoding="utf-8")))
-    keys.update(_HTML_KEY.findall((STATIC / "index.html").read_text(encoding="utf-8")))
+    for page in ("index.html", "offline.html"):  # pages the server writes in each language
+        keys.update(_HTML_KEY.findall((STATIC / page).read_text(encoding="utf-8")))
     keys.update(f"card.rank.{rank}" for rank in RANKS)
     keys.update(f"card.suit.{suit}" for suit in SUITS)
     keys.update(f"rules.pass.{cycle}" for cycle in PASS_CYCLES)
@@ -114,7 +118,8 @@ def sent_codes() -> set[str]:
     for source in (ROOT / "app").rglob("*.py"):
         if source.name != "i18n.py":
             words.update(re.findall(r"""["']([a-z][a-z_]+)["']""", source.read_text()))
-    words.update(re.findall(r'ApiError\(\d+, "([a-z_]+)"', (STATIC / "js" / "api.js").read_text()))
+    api_js = (STATIC / "js" / "api.js").read_text()
+    words.update(re.findall(r'ApiError\([\w.]+, "([a-z_]+)"', api_js))
     return words
 
 
@@ -125,38 +130,34 @@ NOT_REFUSALS = ("metrics.py", "settings.py", "text.py")
 # Calls whose first word names a rule option, not a code (app/engine/rules.py: _bad("deck",
 # "...") is RulesError("bad_option", "deck: ...")).
 OPTION_CALLS = frozenset({"_bad"})
-# Codes only a client other than the page meets (the page never sends what they refuse), or
-# that the page words by its own keys (table.gone.*): the page shows the server's sentence.
+# Codes only a client other than the page meets (the page never sends what they refuse, and
+# never shows what a socket it reads only for progress answers), or that the page words by its
+# own keys (table.gone.*, lobby.off_*): none of them reaches a player as the server's sentence.
 PROTOCOL_CODES = frozenset(
     {
         "bad_compete",  # a competition's table made by the server itself
         "bad_cursor",  # the lobby's and standings' paging cursors come from the server
         "bad_filter",  # the lobby's filter is a <select> of the server's values
-        "bad_game_id",
-        "bad_hello",
+        "bad_game_id",  # the review socket: the page reads only its progress messages
+        "bad_hello",  # the page's hello sends the version it holds, a whole number
         "bad_hints",  # booleans and ids the form sends as such
-        "bad_json",
-        "bad_limit",
-        "bad_message",
+        "bad_json",  # the page sends JSON.stringify's
+        "bad_limit",  # the page's page size is its own constant
+        "bad_message",  # the page's socket messages have every field
         "bad_move",  # a move the page never builds
-        "bad_origin",  # table.gone.bad_origin
-        "bad_rated",
-        "bad_request",
+        "bad_rated",  # as bad_hints
+        "bad_request",  # the friend form sends exactly one of name, link or player id
         "bad_scores",  # an arena's results, from the server's own tables
-        "bad_share",
-        "bad_subscription",  # the browser's push subscription
-        "bad_table_id",
-        "bad_tables",
+        "bad_share",  # the review socket, as bad_game_id
+        "bad_table_id",  # a table socket closed 4400: table.gone.protocol
+        "bad_tables",  # the lobby opens its socket with tables=0 or 1 only
         "csrf_header_missing",  # api.js always sends the header
-        "duplicate_card",
-        "no_database",  # a server set up without one: for its operator
-        "no_hello",
-        "no_secret",
-        "no_tables",
-        "policy",  # table.gone.policy
-        "unknown_kind",
-        "unknown_option",
-        "unknown_type",
+        "duplicate_card",  # the pass picks each card once
+        "no_hello",  # the page says hello first, at once
+        "no_tables",  # a socket with tables=0 never subscribes
+        "policy",  # table.gone.policy, lobby.off_policy
+        "unknown_kind",  # the notification settings list the server's kinds
+        "unknown_type",  # the page sends only the protocol's types
     }
 )
 _CODE = re.compile(r"[a-z][a-z0-9_]*")
@@ -231,6 +232,53 @@ def test_the_refusal_scan_finds_every_door() -> None:
     assert "hearts_commands" not in codes  # a metric's name and help are no refusal
 
 
+def refusal_values() -> dict[str, list[dict[str, str | None]]]:
+    """The named values a refusal carries beside its code and sentence (app/engine/errors.py:
+    ``IllegalMove("claim_refused", "...", {"reason": "too_long"})``): code -> each literal
+    set of values, name -> its text when a constant (a reason), else None."""
+    found: dict[str, list[dict[str, str | None]]] = {}
+    for source in sorted((ROOT / "app").rglob("*.py")):
+        if source.name in NOT_REFUSALS:
+            continue
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or len(node.args) < 3:
+                continue
+            code, message, values = node.args[:3]
+            name = _code_and_sentence(code, message)
+            if name is None or not isinstance(values, ast.Dict):
+                continue
+            named: dict[str, str | None] = {}
+            for key, value in zip(values.keys, values.values, strict=True):
+                assert isinstance(key, ast.Constant) and isinstance(key.value, str), source
+                named[key.value] = _text(value)
+            found.setdefault(name, []).append(named)
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_refusals_named_values_have_their_words(lang: str) -> None:
+    """A refusal with named values is worded from them (api.js valueWords): its reason picks
+    error.<code>.<reason>, its other values fill that text's placeholders, and the text asks
+    for no value the server does not send."""
+    catalog = load(lang, ".error")
+    for code, each in refusal_values().items():
+        for values in each:
+            reason = values.get("reason")
+            key = f"error.{code}.{reason}" if reason else f"error.{code}"
+            assert key in catalog, f"{lang}: no words for {code} {values}"
+            assert placeholders(catalog[key]) <= values.keys() - {"reason"}, (lang, key)
+
+
+def test_the_value_scan_finds_the_claims_reasons_and_the_bans_end() -> None:
+    """Every reason a claim is refused for (app.engine.claim.CLAIM_REASONS) is found, and the
+    end of a ban from rated tables."""
+    from app.engine.claim import CLAIM_REASONS
+
+    found = refusal_values()
+    assert {values["reason"] for values in found["claim_refused"]} == set(CLAIM_REASONS)
+    assert [set(values) for values in found["rated_banned"]] == [{"until"}]
+
+
 def placeholders(text: object) -> set[str]:
     if isinstance(text, dict):
         return set().union(*(placeholders(form) for form in text.values()))
@@ -242,6 +290,18 @@ def test_every_language_has_a_catalog_and_english_is_the_default() -> None:
     assert DEFAULT == "en"
     names = sorted(p.name for p in CATALOG_DIR.glob("*.json"))
     assert names == sorted(f"{lang}{suffix}.json" for lang in LANGUAGES for suffix in FILES)
+
+
+def test_the_servers_own_texts_are_no_pages_download() -> None:
+    """A section no page module uses is the server's own (e-mails, pushes): app.i18n reads it
+    with the main catalog, and no page asks for it (i18n.js loadSection)."""
+    assert {name for name, owners in SECTIONS.items() if not owners} == set(SERVER_SECTIONS)
+    asked = set()
+    for module in (STATIC / "js").rglob("*.js"):
+        asked.update(re.findall(r"""loadSection\(\s*["'](\w+)["']""", module.read_text()))
+    assert asked and not asked & set(SERVER_SECTIONS), asked
+    key = "notify.your_turn.title"
+    assert key in catalog(DEFAULT) and key not in load(DEFAULT)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -269,8 +329,18 @@ def test_every_used_key_is_in_the_catalog_and_no_key_is_unused(lang: str) -> Non
     unused = sorted(catalog.keys() - used - errors - named_in_js(set(catalog)))
     assert not unused, f"{lang}.json has keys no code uses: {unused}"
     codes = sent_codes()
-    unknown = sorted(key for key in errors if key.removeprefix("error.") not in codes)
-    assert not unknown, f"{lang}.json names error codes nothing sends: {unknown}"
+    reasons = {
+        f"{code}.{values['reason']}"
+        for code, each in refusal_values().items()
+        for values in each
+        if values.get("reason")
+    }
+    unknown = sorted(
+        key
+        for key in errors
+        if key.removeprefix("error.") not in codes and key.removeprefix("error.") not in reasons
+    )
+    assert not unknown, f"{lang}.json names error codes (or reasons) nothing sends: {unknown}"
 
 
 @pytest.mark.parametrize("suffix", FILES)

@@ -129,6 +129,26 @@ def test_the_table_section_is_served_next_to_the_catalog_and_not_preloaded(
     assert section.json()["table.start"] == "Spiel starten"
 
 
+def test_the_offline_page_is_in_the_visitors_language(client: TestClient) -> None:
+    """The service worker's offline page (static/sw.js caches it with the player's cookie)
+    follows the language as the site's page does."""
+    french = client.get("/offline.html", headers={"Accept-Language": "fr"})
+    assert french.status_code == 200
+    assert '<html lang="fr">' in french.text and ">Vous êtes hors ligne<" in french.text
+    assert "Cookie" in french.headers["vary"]
+    client.cookies.set("hearts_lang", "de")
+    german = client.get("/offline.html", headers={"Accept-Language": "fr"})
+    assert '<html lang="de">' in german.text and ">Du bist offline<" in german.text
+    client.cookies.clear()
+    assert ">You are offline<" in client.get("/offline.html").text
+
+
+def test_the_servers_own_texts_are_read_with_the_catalog() -> None:
+    """E-mails' and pushes' words live in <lang>.notify.json, which no page downloads; the
+    server reads them with the main catalog."""
+    assert translate("fr", "notify.your_turn.title") != translate("en", "notify.your_turn.title")
+
+
 def test_notices_are_written_in_the_recipients_language() -> None:
     notice = Notice("p1", "time_almost_up", "T1", {"hours_left": 3, "table_name": "Chez Anne"})
     german = words(notice, "de")

@@ -22,12 +22,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
+from collections.abc import Mapping
 from typing import Annotated, Any, NoReturn
 
 import orjson
 from fastapi import (
     APIRouter,
-    HTTPException,
     Path,
     Query,
     Request,
@@ -40,6 +41,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.client import address_group, client_address
 from app.api.deps import DatabaseDep, OptionalPlayerDep, PlayerDep
+from app.api.refusal import refusal
 from app.api.security import SESSION_COOKIE
 from app.api.strict import StrictRoute
 from app.db import reviews
@@ -77,8 +79,15 @@ class ReviewIn(BaseModel):
     seat: int = Field(ge=0, le=15)
 
 
-def _fail(status: int, code: str, message: str, **headers: str) -> NoReturn:
-    raise HTTPException(status, detail={"code": code, "message": message}, headers=headers or None)
+def _fail(
+    status: int,
+    code: str,
+    message: str,
+    values: Mapping[str, object] | None = None,
+    retry_after: int | None = None,
+) -> NoReturn:
+    headers = None if retry_after is None else {"Retry-After": str(retry_after)}
+    raise refusal(status, code, message, values, headers)
 
 
 def _services(request: Request | WebSocket) -> Services:
@@ -173,7 +182,9 @@ async def request_review(
                 "too_many_reviews",
                 f"at most {per_hour} review units an hour (this game's review costs {cost});"
                 f" try again in {wait} seconds",
-                **{"Retry-After": str(wait)},
+                # the page says when, in the player's time zone (api.js valueWords)
+                {"per_hour": per_hour, "cost": cost, "until": round((time.time() + wait) * 1000)},
+                retry_after=wait,
             )
     try:
         row, created = await run_in_threadpool(
@@ -201,7 +212,7 @@ def _queue_full() -> NoReturn:
         503,
         "review_queue_full",
         "as many reviews as the server takes are waiting; try again in a few minutes",
-        **{"Retry-After": str(QUEUE_FULL_RETRY_SECONDS)},
+        retry_after=QUEUE_FULL_RETRY_SECONDS,
     )
 
 

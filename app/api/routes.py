@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Query, Request, Response
@@ -11,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from app import engine
 from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
 from app.api.limits import check_new_guest, limit_address, tables_refused, too_many
+from app.api.refusal import refusal
 from app.api.security import set_session_cookie
 from app.api.strict import StrictRoute
 from app.db.players import AccountError, language_of, set_language
@@ -25,8 +27,10 @@ from app.tables.pace import check_pace
 router = APIRouter(prefix="/api", route_class=StrictRoute)
 
 
-def _error(status: int, code: str, message: str) -> HTTPException:
-    return HTTPException(status, detail={"code": code, "message": message})
+def _error(
+    status: int, code: str, message: str, values: Mapping[str, object] | None = None
+) -> HTTPException:
+    return refusal(status, code, message, values)
 
 
 class GuestIn(BaseModel):
@@ -70,9 +74,9 @@ def _table_refused(exc: TableError) -> HTTPException:
     """422 for a bad request; 403 when the player may not do it, with Retry-After while a
     ban lasts."""
     if exc.code not in PLAYER_REFUSALS:
-        return _error(422, exc.code, exc.message)
+        return _error(422, exc.code, exc.message, exc.values)
     retry = getattr(exc, "retry_after", None)
-    error = _error(403, exc.code, exc.message)
+    error = _error(403, exc.code, exc.message, exc.values)
     if retry is not None:
         error.headers = {"Retry-After": str(retry)}
     return error

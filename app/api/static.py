@@ -18,7 +18,9 @@ The page is served in the visitor's language (app/i18n.py: the ``hearts_lang`` c
 Accept-Language, then English): one ``index.html`` per language, made at start with its
 ``<html lang>``, its texts and the URL of the one catalog it preloads
 (``/v/<version>/i18n/<lang>.json``, cached like the modules); its answer varies on
-Accept-Language and Cookie.
+Accept-Language and Cookie. So does ``/offline.html``, the page the service worker keeps for a
+page load that fails, made in each language the same way (static/sw.js caches the player's and
+takes it again when the player switches language).
 
 Every response of a compressible file says ``Vary: Accept-Encoding``. Editing a file under
 ``static/`` needs a restart of the server (the files are read at start).
@@ -99,6 +101,9 @@ def accepts_gzip(header: bytes) -> bool:
     return wildcard
 
 
+OFFLINE_PAGE = "/offline.html"  # static/sw.js shows it when a page load fails
+
+
 class StaticSite:
     """Pure ASGI app serving the files of one directory from memory (GET and HEAD)."""
 
@@ -115,6 +120,12 @@ class StaticSite:
         self.files = {name: _make(name, body) for name, body in raw.items()}
         self.index: StaticFile | None = None
         self.pages: dict[str, StaticFile] = {}  # index.html in each language
+        # The service worker's offline page in each language (it caches the player's).
+        self.offline: dict[str, StaticFile] = {}
+        if "offline.html" in raw:
+            offline = raw["offline.html"].decode("utf-8")
+            for lang in LANGUAGES:
+                self.offline[lang] = _make("offline.html", render_page(offline, lang).encode())
         if "index.html" in raw:
             prefix = f"{VERSION_PREFIX}{self.version}/".encode()
 
@@ -139,6 +150,8 @@ class StaticSite:
         page = self.pages.get(lang, self.index)
         if path in ("/", "/index.html"):
             return page, REVALIDATE
+        if path == OFFLINE_PAGE and lang in self.offline:
+            return self.offline[lang], REVALIDATE
         if path.startswith(VERSION_PREFIX):
             version, _, name = path[len(VERSION_PREFIX) :].partition("/")
             found = page if name == "index.html" else self.files.get(name)
@@ -156,7 +169,7 @@ class StaticSite:
         if root and path.startswith(root):
             path = path[len(root) :] or "/"
         headers = dict(scope.get("headers", ()))
-        is_page = path in ("/", "/index.html") or path.endswith("/index.html")
+        is_page = path in ("/", "/index.html", OFFLINE_PAGE) or path.endswith("/index.html")
         lang = DEFAULT
         if is_page:
             lang = pick_language(

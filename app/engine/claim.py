@@ -51,6 +51,12 @@ NODE_BUDGET = 200_000
 _Line = list[tuple[int, int, int]]  # (holder, card, face) in the order played
 
 
+# Why a claim is refused (IllegalMove("claim_refused").values["reason"]; the page words each:
+# error.claim_refused.<reason>): another hand can take a trick; in the dummy game, that or the
+# left-over half-dummy card; the check went over NODE_BUDGET.
+CLAIM_REASONS = ("tricks", "dummy", "too_long")
+
+
 class ClaimTooLong(Exception):
     """The check went over its budget (the claim is refused, not guessed)."""
 
@@ -470,17 +476,22 @@ def apply_claim(s: GameState, seat: int) -> GameState:
         found = _solve(s, seat)
     except ClaimTooLong:
         raise IllegalMove(
-            "claim_refused", "this claim is too long to check: play a few more tricks first"
+            "claim_refused",
+            "this claim is too long to check: play a few more tricks first",
+            {"reason": "too_long"},
         ) from None
     if not found:
+        if s.t.game == "dummy":
+            raise IllegalMove(
+                "claim_refused",
+                "the others can still take a trick: a claim needs every remaining trick"
+                " (and, in the dummy game, a left-over half-dummy card you can force)",
+                {"reason": "dummy"},
+            )
         raise IllegalMove(
             "claim_refused",
-            "the others can still take a trick: a claim needs every remaining trick"
-            + (
-                " (and, in the dummy game, a left-over half-dummy card you can force)"
-                if s.t.game == "dummy"
-                else ""
-            ),
+            "the others can still take a trick: a claim needs every remaining trick",
+            {"reason": "tricks"},
         )
     best: GameState | None = None
     best_points = 0
@@ -502,13 +513,15 @@ def apply_claim(s: GameState, seat: int) -> GameState:
 
 def claim_outcome(
     state_json: Mapping[str, object], seat: int
-) -> tuple[dict[str, object] | None, str, str]:
+) -> tuple[dict[str, object] | None, str, str, dict[str, str | int | float]]:
     """``apply_claim`` on a stored state, for a worker process (the check may take a second):
-    ``(state JSON after the claim, "", "")``, or ``(None, code, message)`` when it is refused."""
+    ``(state JSON after the claim, "", "", {})``, or ``(None, code, message, values)`` when it
+    is refused (a refused claim's values name its reason, ``CLAIM_REASONS``)."""
     try:
-        return state_to_json(apply_claim(state_from_json(state_json, trusted=True), seat)), "", ""
+        after = apply_claim(state_from_json(state_json, trusted=True), seat)
     except IllegalMove as e:
-        return None, e.code, e.message
+        return None, e.code, e.message, e.values
+    return state_to_json(after), "", "", {}
 
 
 def claimed_cards(s: GameState, seat: int) -> list[str]:

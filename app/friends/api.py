@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, NoReturn
 
-from fastapi import APIRouter, Body, HTTPException, Path, Request
+from fastapi import APIRouter, Body, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from app import engine
 from app.api.deps import PlayerDep, ServicesDep
 from app.api.limits import limit_address, too_many
+from app.api.refusal import refusal
 from app.api.strict import StrictRoute
 from app.db.ratelimit import AttemptLimiter
 from app.friends import store
@@ -40,8 +41,8 @@ PlayerIdPath = Annotated[str, Path(min_length=1, max_length=32)]
 InviteIdPath = Annotated[str, Path(min_length=1, max_length=32)]
 
 
-def _fail(status: int, code: str, message: str) -> NoReturn:
-    raise HTTPException(status, detail={"code": code, "message": message})
+def _fail(status: int, code: str, message: str, values: dict[str, Any] | None = None) -> NoReturn:
+    raise refusal(status, code, message, values)
 
 
 def _friend_error(error: store.FriendError) -> NoReturn:
@@ -360,7 +361,7 @@ async def accept_invite(
     try:
         await services.tables.sit(table.id, Actor(player.id, player.name), seat)
     except TableError as exc:
-        _fail(409, exc.code, exc.message)
+        _fail(409, exc.code, exc.message, exc.values)
     await hub.invites.drop(player.id, invite_id)
     _gone(services, player.id, invite_id)
     return {"table_id": table.id, "seat": seat, "path": found["path"]}
@@ -390,5 +391,5 @@ async def join(
     try:
         await services.tables.sit(table.id, Actor(player.id, player.name), seat)
     except TableError as exc:
-        _fail(409, exc.code, exc.message)
+        _fail(409, exc.code, exc.message, exc.values)
     return {"table_id": table.id, "seat": seat, "path": f"/?table={table.id}"}

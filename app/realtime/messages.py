@@ -5,6 +5,7 @@ Client messages are checked here by hand: clear errors, no exceptions escaping, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,9 +81,16 @@ def parse_client(raw: str | bytes, max_bytes: int) -> ClientMessage:
 
 
 def error(
-    code: str, message: str, msg_id: str | None = None, *, retry_after: float | None = None
+    code: str,
+    message: str,
+    msg_id: str | None = None,
+    *,
+    retry_after: float | None = None,
+    values: Mapping[str, object] | None = None,
 ) -> bytes:
     out: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if values:  # the named values the page words the code with (app.engine.errors)
+        out["values"] = dict(values)
     if msg_id is not None:
         out["id"] = msg_id
     if retry_after is not None:  # a retryable error: seconds to wait before trying again

@@ -118,7 +118,7 @@ async def dispatch(
         metrics.refused(msg.type, exc.code)
         # a ban from rated tables says when it ends (app.tables.rated.RatedBanned)
         retry = getattr(exc, "retry_after", None)
-        conn.send(m.error(exc.code, exc.message, msg.id, retry_after=retry))
+        conn.send(m.error(exc.code, exc.message, msg.id, retry_after=retry, values=exc.values))
         return
     except STORE_DOWN:
         metrics.refused(msg.type, "store_unavailable")

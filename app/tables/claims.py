@@ -60,11 +60,11 @@ class ClaimCommands(TableWriter):
             except ChecksBusy:
                 await self.store.redis.delete(tried)  # nothing was checked: not counted
                 raise TableError("claims_busy", BUSY) from None
-            after_json, code, message = outcome
+            after_json, code, message, values = outcome
         finally:
             self._claiming.discard(key)
         if after_json is None and code != "claim_refused":
-            raise TableError(code, message)
+            raise TableError(code, message, values)
         after = None if after_json is None else engine.state_from_json(after_json, trusted=True)
 
         def fn(table: Table, state: GameState | None, now: float) -> Change:
@@ -81,7 +81,7 @@ class ClaimCommands(TableWriter):
             if after is None:
                 table.claims_refused[str(seat_no)] = [table.game_no, game.hand_no]
                 events.append({"kind": "claim_refused", "seat": seat_no})
-                return Change(events=events, result=TableError("claim_refused", message))
+                return Change(events=events, result=TableError("claim_refused", message, values))
             events.append(
                 {
                     "kind": "claim",

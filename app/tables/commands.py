@@ -27,7 +27,7 @@ class GameCommands(ClaimCommands):
         try:
             move = engine.move_from_json(move_json)
         except engine.IllegalMove as exc:
-            raise TableError(exc.code, exc.message) from None
+            raise TableError(exc.code, exc.message, exc.values) from None
         if isinstance(move, engine.Claim):
             return await self._claim(table_id, actor, move_id, expected_version)
 
@@ -36,7 +36,7 @@ class GameCommands(ClaimCommands):
             try:
                 new_state = engine.apply(game, seat_no, move)
             except engine.IllegalMove as exc:
-                raise TableError(exc.code, exc.message) from None
+                raise TableError(exc.code, exc.message, exc.values) from None
             seat = table.seats[seat_no]
             events: list[dict[str, Any]] = []
             seat.forced = False  # in time after all (the computer had not played yet)

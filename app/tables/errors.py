@@ -1,6 +1,9 @@
-"""Errors of the table writer: a stable ``code`` for clients and a human message."""
+"""Errors of the table writer: a stable ``code`` for clients, a human message and the named
+``values`` the page words the code with (app.engine.errors)."""
 
 from __future__ import annotations
+
+from app.engine.errors import Values
 
 
 class TableError(Exception):
@@ -13,7 +16,8 @@ class TableError(Exception):
     ...), passed on unchanged.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, values: Values | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.values: dict[str, str | int | float] = dict(values or {})

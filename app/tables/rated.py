@@ -42,7 +42,9 @@ class RatedBanned(TableError):
     def __init__(self, until_ms: float, now_ms: float) -> None:
         until = datetime.fromtimestamp(until_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
         super().__init__(
-            "rated_banned", f"after leaving rated games you may join a rated table from {until}"
+            "rated_banned",
+            f"after leaving rated games you may join a rated table from {until}",
+            {"until": round(until_ms)},  # the page shows it in the player's time zone
         )
         self.until_ms = until_ms
         self.retry_after = max(1, round((until_ms - now_ms) / 1000))

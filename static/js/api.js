@@ -7,24 +7,41 @@
 // cookie-signed POSTs (a form on another site cannot send it). docs/protocol.md.
 
 // Older versions kept the token itself here: it is handed to the server once for the cookie.
-import { has, language, t } from "./i18n.js";
+import { formatDateTime, has, language, t } from "./i18n.js";
 
 const LEGACY_TOKEN_KEY = "hearts.token";
 const PLAYER_KEY = "hearts.player";
 
-/** The words for a server's error code: the catalog's error.<code> (static/i18n), else the
- *  server's own sentence. An English page keeps the server's sentence, which is the more
+/** The words of a refusal that carries named values (app/engine/errors.py), in every
+ *  language: a `reason` picks error.<code>.<reason>, the others fill its placeholders (`until`,
+ *  a time in epoch ms, in the player's language and time zone). Null without values or words. */
+export function valueWords(code, values) {
+  if (!values || typeof values !== "object" || !Object.keys(values).length) return null;
+  const reasonKey = `error.${code}.${values.reason}`;
+  const key = values.reason !== undefined && has(reasonKey) ? reasonKey : `error.${code}`;
+  if (!has(key)) return null;
+  const shown = { ...values };
+  if (typeof shown.until === "number") shown.until = formatDateTime(shown.until);
+  return t(key, shown);
+}
+
+/** The words for a server's error code: with named values, the catalog's text filled with
+ *  them; else the catalog's error.<code> (static/i18n), else the server's own sentence. An
+ *  English page keeps the server's sentence for a code without values, which is the more
  *  precise (one code, several situations); docs/frontend.md "Languages". */
-export function errorWords(code, message) {
+export function errorWords(code, message, values) {
+  const worded = valueWords(code, values);
+  if (worded !== null) return worded;
   if (language() !== "en" && has(`error.${code}`)) return t(`error.${code}`);
   return message || (has(`error.${code}`) ? t(`error.${code}`) : code);
 }
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
-    super(errorWords(code, message));
+  constructor(status, code, message, values) {
+    super(errorWords(code, message, values));
     this.status = status;
     this.code = code;
+    this.values = values || {};
   }
 }
 
@@ -72,14 +89,16 @@ export async function api(path, { method = "GET", body = undefined, bearer = und
   if (!response.ok) {
     const detail = data && data.detail;
     if (detail && typeof detail === "object" && !Array.isArray(detail)) {
-      throw new ApiError(response.status, detail.code || "error", detail.message || "Request failed");
+      if (detail.code) throw new ApiError(response.status, detail.code, detail.message || "", detail.values);
     }
     if (Array.isArray(detail) && detail.length) {
+      // A body the server's schema refuses (FastAPI's 422): the field it names, in the
+      // player's language (error.invalid); the English sentence stays in `message` of the log.
       const first = detail[0];
       const where = (first.loc || []).filter((x) => x !== "body").join(".");
-      throw new ApiError(response.status, "invalid", `${where ? where + ": " : ""}${first.msg}`);
+      throw new ApiError(response.status, "invalid", `${where ? where + ": " : ""}${first.msg}`, { field: where || "?" });
     }
-    throw new ApiError(response.status, "error", `The server answered ${response.status}`);
+    throw new ApiError(response.status, "http_status", "", { status: response.status });
   }
   return data;
 }

@@ -116,7 +116,7 @@ export function tNodes(text, nodes) {
   });
 }
 
-/** t() for a plural text: plural("notify.time_up.hours", 3). */
+/** t() for a plural text: plural("daily.about", 3). */
 export function plural(key, count, params = {}) {
   return t(key, { ...params, count });
 }
@@ -170,6 +170,9 @@ export async function setLanguage(code) {
   plurals = new Intl.PluralRules(lang);
   document.documentElement.lang = code;
   document.cookie = `${COOKIE}=${code}; path=/; max-age=31536000; samesite=lax`;
+  // The service worker's offline page (static/sw.js) is taken again in the new language.
+  const worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+  if (worker) worker.postMessage({ type: "language" });
   translatePage(document);
   window.dispatchEvent(new CustomEvent("hearts:language", { detail: { lang: code } }));
 }

@@ -2,6 +2,7 @@
 // (every word from the catalog, static/i18n/<lang>.json).
 
 import { cardName, suitName } from "./cards.js";
+import { valueWords } from "./api.js";
 import { has, language, t } from "./i18n.js";
 
 /** The four games' codes (their names: the catalog's game.<code>). */
@@ -30,8 +31,11 @@ export function relativeSeat(me, other, n) {
 }
 
 /** The server's reason codes in words (catalog keys error.<code>, reason.*). `ctx` may carry
- *  {ledSuit, card, game, passCount, waitingFor}. */
+ *  {ledSuit, card, game, passCount, waitingFor} and the refusal's named `values` (a refused
+ *  claim's reason, a ban's end: api.js valueWords). */
 export function reasonWords(code, message, ctx = {}) {
+  const worded = valueWords(code, ctx.values);
+  if (worded !== null) return worded;
   const card = ctx.card ? cardName(ctx.card) : t("reason.that_card");
   const suit = ctx.ledSuit ? suitName(ctx.ledSuit) : null;
   switch (code) {
@@ -64,10 +68,6 @@ export function reasonWords(code, message, ctx = {}) {
       // One code for many situations: an English page keeps the server's own sentence (the
       // more precise), another language the code's catalog text (as api.js errorWords).
       return message && (language() === "en" || !has(`error.${code}`)) ? capitalise(message) + "." : t(`error.${code}`);
-    case "claim_refused":
-      return message && language() === "en"
-        ? `Your claim was refused: ${message}. You cannot claim again this hand.`
-        : t("error.claim_refused");
     case "busy":
       return t("error.stale_version");
     default:

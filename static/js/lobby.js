@@ -2,7 +2,7 @@
 // and your finished games (replays). Words: the catalog's lobby.* and create.* (i18n.js); the
 // page is drawn again on a change of language (app.js routes anew).
 
-import { api, session } from "./api.js";
+import { api, errorWords, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
 import { formatDateTime, plural, t } from "./i18n.js";
 import { GAMES, botLabel } from "./labels.js";
@@ -217,7 +217,7 @@ class Lobby {
           too_many_sockets: t("lobby.off_sockets"),
           policy: t("lobby.off_policy"),
           forbidden: t("lobby.off_forbidden"),
-        }[code] || (error && error.message) || t("lobby.off");
+        }[code] || (error && errorWords(error.code, error.message, error.values)) || t("lobby.off");
         if (this.tableCount) {
           this.tableCount.textContent = words;
           this.tableCount.classList.add("form-error");

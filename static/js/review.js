@@ -154,9 +154,8 @@ export class ReviewPanel {
       if (this.page.room) this.page.room.reviewChosen(seat); // the room's members follow it too
     } catch (error) {
       this.el.go.disabled = false;
-      const words = error.status === 401 ? t("review.sign_in")
-        : error.code === "too_many_reviews" ? t("review.too_many", { message: error.message })
-        : error.message;
+      // (too_many_reviews: its limit, cost and when to try again, from its values: api.js)
+      const words = error.status === 401 ? t("review.sign_in") : error.message;
       this.setStatus("error", words);
     }
   }

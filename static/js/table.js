@@ -5,7 +5,7 @@
 // an id (resent after a reconnect; the server applies each id once) and answered by an ack or
 // an error whose reason is shown in words.
 
-import { api, session } from "./api.js";
+import { api, errorWords, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
 import { has, loadSection, t } from "./i18n.js";
 import { reasonWords } from "./labels.js";
@@ -165,7 +165,7 @@ class TablePage {
       protocol: t("table.gone.protocol"),
       too_many_sockets: t("table.gone.too_many_sockets"),
       policy: t("table.gone.policy"),
-    }[code] || (error && error.message) || t("table.gone.closed");
+    }[code] || (error && errorWords(error.code, error.message, error.values)) || t("table.gone.closed");
     this.gone = words;
     fill(this.root, h("section", { class: "panel gone" },
       h("h1", {}, t("table.gone.title")),
@@ -287,7 +287,7 @@ class TablePage {
     this.markPending();
     const ctx = pending ? pending.ctx : {};
     if (pending && msg.code === "stale_version" && this.retryAuto(pending)) return;
-    const words = reasonWords(msg.code, msg.message, { ...ctx, ...this.reasonContext() });
+    const words = reasonWords(msg.code, msg.message, { ...ctx, ...this.reasonContext(), values: msg.values });
     if (pending && pending.msg.type === "move") {
       this.lastError = { code: msg.code, text: words };
       this.renderError();

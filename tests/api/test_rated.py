@@ -105,9 +105,13 @@ def test_rated_table_sit_refusals_and_shared_address(tmp_path: Path) -> None:
         assert reply.status_code == 403 and reply.json()["detail"]["code"] == "rated_banned"
         assert 7000 <= int(reply.headers["Retry-After"]) <= 7200
         assert "UTC" in reply.json()["detail"]["message"]
+        # the end as a named value: the page shows it in the player's language and time zone
+        until = reply.json()["detail"]["values"]["until"]
+        assert 7000 <= (until - now) / 1000 <= 7200
         with client.websocket_connect(f"/ws/tables/{rated['id']}") as ws:
             _hello(ws, bob)
             refused = _command(ws, {"type": "sit", "id": "b2", "seat": 2})
             assert refused["code"] == "rated_banned" and 7000 <= refused["retry_after"] <= 7200
+            assert refused["values"] == {"until": until}
         table = client.get(f"/api/tables/{rated['id']}").json()["table"]
         assert [s["kind"] for s in table["seats"]] == ["human", "open", "open", "open"]

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from app.i18n import CATALOG_DIR
 from tests.e2e.helpers import (
     DESKTOP,
     PHONE,
@@ -163,6 +164,16 @@ def test_a_visitor_plays_in_their_language_and_switches_without_a_reload(
         reason = wait_for(lambda: visible_text(page, "#move-error"), what="the refusal")
         assert reason.startswith(WORDS[first]["reason"]), reason
         checked(page, f"languages-refused-{first}")
+        # A claim at the first trick: refused, and why, in the language (the server sends the
+        # reason as a named value, never a sentence for the page to show).
+        before = page_version(page)
+        page.click("#claim-button")
+        page.click("#claim-confirm")
+        settle(page, before, timeout=20_000)
+        claim = wait_for(lambda: visible_text(page, "#move-error"), what="the claim's refusal")
+        words = json.loads((CATALOG_DIR / f"{first}.error.json").read_text(encoding="utf-8"))
+        assert claim == words["error.claim_refused.tricks"], claim
+        checked(page, f"languages-claim-refused-{first}")
 
         # The picker: the other language at once, the same document (no reload).
         mark_loaded(page)

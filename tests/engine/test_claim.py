@@ -144,6 +144,10 @@ def test_claim_check_agrees_with_brute_force(
         assert claim_wins_all(s, seat) == want, (preset, seed, seat)
         if not want:
             assert code_of(s, seat, Claim()) == "claim_refused"
+            with pytest.raises(IllegalMove) as refused:
+                apply(s, seat, Claim())
+            reason = "dummy" if s.t.game == "dummy" else "tricks"
+            assert refused.value.values == {"reason": reason}, (preset, seed, seat)
             continue
         after = apply(s, seat, Claim())
         got = _points(after) if after.hand_no == s.hand_no else after.history[-1].points
@@ -196,6 +200,10 @@ def test_refused_claim_changes_nothing() -> None:
         seat = seats_to_act(s)[0]
         s = apply(s, seat, legal_moves(s, seat)[0])
     assert code_of(s, 0, Claim()) == "claim_refused"  # 13 cards each: nobody has them all
+    with pytest.raises(IllegalMove) as refused:
+        apply(s, 0, Claim())
+    assert refused.value.values == {"reason": "tricks"}
+    assert refused.value.to_json()["values"] == {"reason": "tricks"}
     p = new_game(PRESETS["classic"], 3)
     assert p.phase == "pass"
     assert code_of(p, 0, Claim()) == "wrong_phase"
@@ -275,3 +283,9 @@ def test_a_claim_past_the_budget_is_refused_not_guessed(monkeypatch: pytest.Monk
     with pytest.raises(IllegalMove) as e:
         apply(s, seat, Claim())
     assert e.value.code == "claim_refused" and "too long" in e.value.message
+    assert e.value.values == {"reason": "too_long"}  # the page words it (error.claim_refused.*)
+    assert claim.claim_outcome(state_to_json(s), seat)[1:] == (
+        "claim_refused",
+        e.value.message,
+        {"reason": "too_long"},
+    )

@@ -191,6 +191,11 @@ def test_new_reviews_are_limited_per_player_per_hour(tmp_path: Path) -> None:
         assert over.status_code == 429
         assert over.json()["detail"]["code"] == "too_many_reviews"
         assert 0 < int(over.headers["Retry-After"]) <= 3600
+        # the limit, the cost and when, as named values for the page's words
+        values = over.json()["detail"]["values"]
+        assert values["per_hour"] >= values["cost"] >= 1
+        wait_ms = values["until"] - time.time() * 1000
+        assert 0 < wait_ms <= 3600 * 1000 + 5000
         assert reviews.read(database, game, 2) is None  # nothing was queued
         # Another player's own hour.
         assert client.post(url, json={"seat": 2}, headers=bob_auth).status_code == 202

@@ -268,6 +268,9 @@ async def test_a_whole_game_leaks_nothing(
                     reply = await player.command("move", move={"type": "claim"}, version=acted)
                     outcome = "ack" if reply["type"] == "ack" else reply["code"]
                     assert outcome == ("ack" if wins else "claim_refused"), reply
+                    if not wins:  # its reason, a named value the page words
+                        reason = "dummy" if game.states[-1].t.game == "dummy" else "tricks"
+                        assert reply["values"] == {"reason": reason}, reply
                     claims[outcome] += 1
                     if not wins:
                         refused_hand = view["hand_no"]  # no more claims in this hand

@@ -51,9 +51,13 @@ async def _play_one(
 
 
 async def _code(service: TableService, table_id: str, who: Actor, move_id: str) -> str:
+    return (await _refusal(service, table_id, who, move_id)).code
+
+
+async def _refusal(service: TableService, table_id: str, who: Actor, move_id: str) -> TableError:
     with pytest.raises(TableError) as err:
         await service.move(table_id, who, move_id, CLAIM)
-    return err.value.code
+    return err.value
 
 
 async def test_claims_refused_once_per_hand_then_accepted(
@@ -74,7 +78,9 @@ async def test_claims_refused_once_per_hand_then_accepted(
     assert await _code(service, table_id, other, "c1") == "not_your_turn"
     before, _ = await service.read(table_id)
     assert not claim_wins_all(state, mover)
-    assert await _code(service, table_id, PEOPLE[mover], "c2") == "claim_refused"
+    refused = await _refusal(service, table_id, PEOPLE[mover], "c2")
+    # the reason goes to the page as a named value, for its words (error.claim_refused.tricks)
+    assert (refused.code, refused.values) == ("claim_refused", {"reason": "tricks"})
     after, state_after = await service.read(table_id)
     # recorded and announced; the game itself is unchanged
     assert after.version == before.version + 1 and after.game == before.game

@@ -1,0 +1,70 @@
+"""static/js/labels.js reasonWords under Node, in the page's language: a refusal that carries
+named values (a refused claim's reason, the end of a ban from rated tables) is worded from the
+catalog in every language, English too, never as the server's English sentence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from app.engine.claim import CLAIM_REASONS
+from app.i18n import LANGUAGES
+from tests.static.node import JS_DIR, run_node
+
+# The page's catalogs are fetched by i18n.js: here read from the files, in the language of a
+# stand-in <html lang>.
+SCRIPT = r"""
+import fs from "node:fs";
+globalThis.document = { documentElement: { lang: process.argv[3] } };
+globalThis.fetch = async (url) => {
+  const text = fs.readFileSync(new URL(url), "utf-8");
+  return { ok: true, status: 200, json: async () => JSON.parse(text) };
+};
+const { loadSection } = await import(new URL("i18n.js", process.argv[2]).href);
+const { reasonWords } = await import(new URL("labels.js", process.argv[2]).href);
+await loadSection("error");
+const cases = JSON.parse(process.argv[4]);
+console.log(JSON.stringify(cases.map((c) => reasonWords(c.code, c.message, { values: c.values }))));
+"""
+
+SENTENCE = "the others can still take a trick: a claim needs every remaining trick"
+
+
+def words(tmp_path: Path, lang: str, cases: list[dict[str, Any]]) -> list[str]:
+    out: list[str] = run_node(tmp_path, SCRIPT, JS_DIR.as_uri() + "/", lang, json.dumps(cases))
+    return out
+
+
+def catalog(lang: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((JS_DIR.parent / "i18n" / f"{lang}.error.json").read_text())
+    return data
+
+
+def test_a_refused_claim_says_why_in_every_language(tmp_path: Path) -> None:
+    claims = [
+        {"code": "claim_refused", "message": SENTENCE, "values": {"reason": reason}}
+        for reason in CLAIM_REASONS
+    ]
+    for lang in LANGUAGES:
+        shown = words(tmp_path, lang, claims)
+        texts = catalog(lang)
+        assert shown == [texts[f"error.claim_refused.{reason}"] for reason in CLAIM_REASONS]
+        assert len(set(shown)) == len(CLAIM_REASONS), lang  # each reason in its own words
+        assert not any(SENTENCE in text for text in shown), lang
+
+
+def test_a_bans_end_is_shown_in_the_players_language(tmp_path: Path) -> None:
+    ban = {
+        "code": "rated_banned",
+        "message": "after leaving rated games you may join a rated table from 2027-01-15 08:00 UTC",
+        "values": {"until": 1_800_000_000_000},  # 2027-01-15 08:00 UTC
+    }
+    french, german = (words(tmp_path, lang, [ban])[0] for lang in ("fr", "de"))
+    assert "{until}" not in french and "2027" in french and "janv." in french, french
+    assert "{until}" not in german and "15.01.2027" in german, german
+
+
+def test_a_refusal_without_values_keeps_its_words(tmp_path: Path) -> None:
+    plain = {"code": "not_your_turn", "message": "it is not your turn"}
+    assert words(tmp_path, "fr", [plain]) == [catalog("fr")["error.not_your_turn"]]
