@@ -74,6 +74,9 @@ def _go_and_play(players: list[Player]) -> dict[str, int]:
         player.page.click("#event-go")
     for player in players:  # seated: their socket at the table ends the computer's stand-in
         player.page.wait_for_selector(".table-page.seated", timeout=20_000)
+        # a competition's table: no chat to type into, no invite link (both refused there)
+        assert player.page.locator("#chat-input").is_hidden()
+        assert player.page.locator("button >> text=Copy invite link").is_hidden()
     moves = {player.name: 0 for player in players}
     pages = [player.page for player in players]
 

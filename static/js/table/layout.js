@@ -140,7 +140,10 @@ export class LayoutPart {
     // The Rules button sits with the badges (in the head's buttons it took a line of its own
     // on a phone).
     fill(this.el.badges, badges, this.el.rulesBtn);
-    this.el.inviteBtn.hidden = !tb.private || !tb.invite;
+    // A competition's table (a daily, an event's round) has no chat and nobody else joins it:
+    // neither the chat's form nor an invite link (the server refuses both there).
+    this.el.inviteBtn.hidden = !tb.private || !tb.invite || Boolean(tb.compete);
+    this.el.chatForm.hidden = Boolean(tb.compete);
     this.el.leaveBtn.hidden = this.seat === null;
     this.el.moreTimeBtn.hidden = !moreTimeApplies(this);
     const last = this.lastTrick();
