@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.i18n import CATALOG_DIR
+from app.i18n import CATALOG_DIR, LANGUAGES
 from tests.e2e.helpers import (
     DESKTOP,
     PHONE,
@@ -323,5 +323,48 @@ def test_a_german_guest_reads_the_end_of_a_game_on_a_phone(
         english = [w for w in ENGLISH_ON_PANEL if w in text]
         assert not english, (english, text)
         checked(page, "languages-over-replay-de")
+    finally:
+        page.context.close()
+
+
+# The <select>s whose chosen words do not fit in them: a closed select shows only its chosen
+# option, cut at its edge with no sign (text_check.js sees no overflow: the browser draws it).
+# Measured with the select's own font against its width less its padding and arrow (16 px).
+CLIPPED_SELECTS_JS = """() => {
+  const ctx = document.createElement('canvas').getContext('2d');
+  const out = [];
+  for (const s of document.querySelectorAll('select')) {
+    const st = getComputedStyle(s);
+    if (!s.getClientRects().length || st.visibility !== 'visible' || s.selectedIndex < 0) continue;
+    ctx.font = `${st.fontWeight} ${st.fontSize} ${st.fontFamily}`;
+    const words = s.options[s.selectedIndex].text;
+    const room = s.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - 16;
+    const need = ctx.measureText(words).width;
+    if (need > room) out.push(`${s.id}: "${words}" ${Math.round(need)} px in ${Math.round(room)}`);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
+def test_the_lobbys_choices_show_their_whole_words_in_every_language(
+    browser: Any, server: ServerInfo, viewport: dict[str, int]
+) -> None:
+    """The lobby's filters and the create form with its rule options open, as each language
+    first shows them: no chosen option cut short (French 'En direct et au tour par tou' at
+    1280 px; 'Quand quelqu'un atteint le score à atteindre' and German, Spanish and Dutch
+    first leads and ends at 390 px)."""
+    page = open_page(browser, server, viewport, None)
+    try:
+        clipped = {}
+        for lang in LANGUAGES:
+            page.context.add_cookies([{"name": "hearts_lang", "value": lang, "url": server.url}])
+            page.goto("/")
+            page.wait_for_selector("#create-preset option", state="attached")
+            page.locator("details:has(#opt-end) > summary").click()
+            page.locator("#opt-end").wait_for()
+            assert page.evaluate("document.documentElement.lang") == lang
+            clipped[lang] = page.evaluate(CLIPPED_SELECTS_JS)
+        assert not any(clipped.values()), clipped
     finally:
         page.context.close()
