@@ -63,6 +63,7 @@ class DailyPage {
   destroy() {
     this.destroyed = true;
     clearTimeout(this.again);
+    clearTimeout(this.boardAgain);
     this.root.classList.remove("daily");
   }
 
@@ -113,6 +114,10 @@ class DailyPage {
     // Deals reach the results a moment after the table plays them: look again until done.
     clearTimeout(this.again);
     if (a && !a.finished && !this.destroyed) this.again = setTimeout(() => this.loadStatus(), 2000);
+    if (a && a.finished && !this.finished) {
+      this.finished = true;
+      this.watchBoard();
+    }
     const streak = data.streak.current ? h("p", { class: "hint" }, plural("daily.streak", data.streak.current, { best: data.streak.best })) : null;
     const head = h("p", {}, `${dayWords(data.day)} \u00b7 ${plural("daily.about", data.deals)}`);
     if (!a) {
@@ -184,25 +189,41 @@ class DailyPage {
   async loadBoard(reset) {
     const kind = this.board.kind;
     for (const tab of this.el.tabs) tab.setAttribute("aria-pressed", String(tab.id === `board-${kind}`));
-    if (reset) {
-      this.board.next = null;
-      fill(this.el.boardList);
-    }
+    clearTimeout(this.boardAgain);
     const path = `/api/daily/${encodeURIComponent(this.preset)}/${kind === "day" ? "leaderboard" : "month"}`;
+    const cursor = !reset && this.board.next ? `?cursor=${encodeURIComponent(this.board.next)}` : "";
     let data;
     try {
-      data = await api(path + (this.board.next ? `?cursor=${encodeURIComponent(this.board.next)}` : ""));
+      data = await api(path + cursor);
     } catch (error) {
       toast(error.message, "error");
       return;
     }
-    for (const line of data.lines) {
+    if (this.destroyed || kind !== this.board.kind) return;
+    const items = data.lines.map((line) => {
       const total = formatNumber(line.total, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
       const value = kind === "day" ? pct(line.percent) : plural("daily.over_days", line.days, { total });
-      this.el.boardList.append(h("li", { value: line.rank }, h("span", { class: "board-name" }, line.name), " ", h("span", { class: "board-value" }, value)));
-    }
-    if (!this.el.boardList.children.length) this.el.boardList.append(h("li", { class: "hint" }, t("daily.nobody_finished")));
+      return h("li", { value: line.rank }, h("span", { class: "board-name" }, line.name), " ", h("span", { class: "board-value" }, value));
+    });
+    if (reset) fill(this.el.boardList, items);
+    else this.el.boardList.append(...items);
+    if (!this.el.boardList.children.length) this.el.boardList.append(h("li", { class: "hint empty" }, t("daily.nobody_finished")));
     this.board.next = data.next;
     this.el.more.hidden = !data.next;
+    if (kind === "day" && reset) {
+      this.boardLoaded = true;
+      const me = session.player && session.player.name;
+      this.listed = data.lines.some((line) => line.name === me);
+      this.watchBoard();
+    }
+  }
+
+  /** One who has just finished is on the day's board once the server's next refresh ranks
+   *  them (HEARTS_DAILY_REFRESH_SECONDS, a minute by default): until then the board is looked
+   *  at again every few seconds, so the page never says "nobody has finished" to them. */
+  watchBoard() {
+    if (!this.finished || !this.boardLoaded || this.listed || this.destroyed) return;
+    if ((this.boardTries = (this.boardTries || 0) + 1) > 60) return;
+    this.boardAgain = setTimeout(() => this.board.kind === "day" && this.loadBoard(true), 3000);
   }
 }
