@@ -31,6 +31,7 @@ from tests.e2e.helpers import (
 )
 from tests.e2e.test_newcomer import (
     checked,
+    guest_token,
     my_turn,
     new_table,
     open_page,
@@ -366,5 +367,27 @@ def test_the_lobbys_choices_show_their_whole_words_in_every_language(
             assert page.evaluate("document.documentElement.lang") == lang
             clipped[lang] = page.evaluate(CLIPPED_SELECTS_JS)
         assert not any(clipped.values()), clipped
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_hand_says_whole_what_to_pass_on_a_phone(
+    browser: Any, server: ServerInfo, lang: str
+) -> None:
+    """The hand's one-line label while passing ("Deine Hand (13 Karten) – ...") ends in an
+    ellipsis when too long for a phone: it must fit in every language (the German and Dutch
+    ones did not)."""
+    token = guest_token(server, f"Pass {lang}")
+    page = open_page(browser, server, PHONE, token)
+    page.context.add_cookies([{"name": "hearts_lang", "value": lang, "url": server.url}])
+    try:
+        table = new_table(server, token, "classic", bots={"1": "easy", "2": "easy", "3": "easy"})
+        start_at_table(page, table["id"])
+        page.wait_for_selector("#pass-button")
+        label = page.locator("#hand-label")
+        assert " – " in (label.text_content() or "")  # the passing note is there
+        fits = page.evaluate("(el) => el.scrollWidth <= el.clientWidth", label.element_handle())
+        assert fits, label.text_content()
     finally:
         page.context.close()
