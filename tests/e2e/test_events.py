@@ -84,7 +84,21 @@ def _go_and_play(players: list[Player]) -> dict[str, int]:
         return all(page.locator(".final-scores").count() > 0 for page in pages)
 
     wait_for(lambda: _play_round(players, moves) or over(), timeout=120, interval=0.05)
+    for page in pages:  # "Add <name> as a friend" stays inside the game-over panel, whole
+        page.wait_for_selector(".center-panel .befriend .btn")
+        assert page.evaluate(BEFRIEND_INSIDE_JS), page.viewport_size
     return moves
+
+
+# Every "Add ... as a friend" button of the game-over panel lies within the panel and shows
+# its whole text.
+BEFRIEND_INSIDE_JS = """() => [...document.querySelectorAll('.center-panel .befriend .btn')]
+  .every((b) => {
+    const panel = b.closest('.center-panel').getBoundingClientRect();
+    const r = b.getBoundingClientRect();
+    return r.left >= panel.left - 1 && r.right <= panel.right + 1
+      && b.scrollWidth <= b.clientWidth + 1;
+  })"""
 
 
 def _play_round(players: list[Player], moves: dict[str, int]) -> bool:
@@ -102,7 +116,8 @@ def _play_round(players: list[Player], moves: dict[str, int]) -> bool:
 def test_a_club_event_from_scheduling_to_the_standings(
     browser: Any, server: ServerInfo, ann_size: dict[str, int], bob_size: dict[str, int]
 ) -> None:
-    ann = _person(browser, server, "Ann", ann_size)
+    # A long name: Bob's game-over panel offers "Add Annabelle Lee-Smith as a friend"
+    ann = _person(browser, server, "Annabelle Lee-Smith", ann_size)
     bob = _person(browser, server, "Bob", bob_size)
     done: set[str] = set()
     try:
