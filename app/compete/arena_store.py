@@ -284,11 +284,7 @@ def pause(db: Database, event_id: int, player_id: str, paused: bool, now: dateti
     from now). Saying it twice changes nothing more."""
     with db.session() as session:
         event = _arena(session, event_id, player_id)
-        entry = session.get(EventEntry, (event_id, player_id))
-        if entry is None or entry.withdrawn:
-            raise EventError(409, "not_registered", "you are not registered")
-        if event.state == "finished":
-            raise EventError(409, "event_over", "the event is over")
+        entry = events_store.entry_in_play(session, event, player_id)
         if entry.paused != paused:
             entry.paused = paused
             entry.free_since = now

@@ -231,16 +231,23 @@ def add_entry(
     )
 
 
+def entry_in_play(session: Session, event: Event, player_id: str) -> EventEntry:
+    """The player's entry in an event not over (to withdraw, to pause); ``not_registered``
+    or ``event_over`` otherwise."""
+    entry = session.get(EventEntry, (event.id, player_id))
+    if entry is None or entry.withdrawn:
+        raise EventError(409, "not_registered", "you are not registered")
+    if event.state == "finished":
+        raise EventError(409, "event_over", "the event is over")
+    return entry
+
+
 def withdraw(db: Database, event_id: int, player_id: str) -> None:
     """Before the start the entry goes; afterwards the player leaves the standings and is
     seated no more (a table they sit at now plays on)."""
     with db.session() as session:
         event = visible(session, event_id, player_id)
-        entry = session.get(EventEntry, (event_id, player_id))
-        if entry is None or entry.withdrawn:
-            raise EventError(409, "not_registered", "you are not registered")
-        if event.state == "finished":
-            raise EventError(409, "event_over", "the event is over")
+        entry = entry_in_play(session, event, player_id)
         if event.state == "registering":
             session.delete(entry)
             session.execute(
