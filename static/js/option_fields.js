@@ -112,7 +112,7 @@ export function optionField(lobby, option, preset) {
           lobby.values[option.name] = [...chosen].sort();
         },
       });
-      return h("label", { class: "check inline" }, box, " ", cardWords(card));
+      return h("label", { class: "check inline" }, box, " ", sentence(cardWords(card)));
     });
     wrap.append(h("fieldset", { class: "inline-set", "aria-describedby": describedBy }, h("legend", {}, label), boxes), helpEl || "");
     return wrap;
@@ -137,12 +137,18 @@ export function optionField(lobby, option, preset) {
           lobby.values[option.name] = { ...values };
         },
       });
-      return h("div", { class: "row" }, h("label", { class: "check inline" }, box, " ", t("create.card_scores", { card: cardWords(card) })), amount);
+      return h("div", { class: "row" }, h("label", { class: "check inline" }, box, " ", sentence(t("create.card_scores", { card: cardWords(card) }))), amount);
     });
     wrap.append(h("fieldset", { class: "inline-set", "aria-describedby": describedBy }, h("legend", {}, label), rows), helpEl || "");
     return wrap;
   }
   return wrap;
+}
+
+/** A label's words begin with a capital in every language ("Ace of spades scores"): a
+ *  card's name comes first in some texts, written as inside a sentence. */
+function sentence(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function cardWords(code) {

@@ -347,14 +347,23 @@ CLIPPED_SELECTS_JS = """() => {
 }"""
 
 
+# The form's labels that begin with a small letter ("as de pique compte": a card's name put
+# first by the catalog's text).
+LOWER_LABELS_JS = """() => [...document.querySelectorAll('.create label')]
+  .filter((l) => l.getClientRects().length)
+  .map((l) => l.textContent.trim())
+  .filter((text) => /^\\p{Ll}/u.test(text))"""
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
 def test_the_lobbys_choices_show_their_whole_words_in_every_language(
     browser: Any, server: ServerInfo, viewport: dict[str, int]
 ) -> None:
     """The lobby's filters and the create form with its rule options open, as each language
-    first shows them: no chosen option cut short (French 'En direct et au tour par tou' at
-    1280 px; 'Quand quelqu'un atteint le score à atteindre' and German, Spanish and Dutch
-    first leads and ends at 390 px)."""
+    first shows them: no label starting with a small letter ('ace of spades scores'), no
+    chosen option cut short (French 'En direct et au tour par tou' at 1280 px; 'Quand
+    quelqu'un atteint le score à atteindre' and German, Spanish and Dutch first leads and
+    ends at 390 px)."""
     page = open_page(browser, server, viewport, None)
     try:
         clipped = {}
@@ -365,7 +374,7 @@ def test_the_lobbys_choices_show_their_whole_words_in_every_language(
             page.locator("details:has(#opt-end) > summary").click()
             page.locator("#opt-end").wait_for()
             assert page.evaluate("document.documentElement.lang") == lang
-            clipped[lang] = page.evaluate(CLIPPED_SELECTS_JS)
+            clipped[lang] = page.evaluate(CLIPPED_SELECTS_JS) + page.evaluate(LOWER_LABELS_JS)
         assert not any(clipped.values()), clipped
     finally:
         page.context.close()
