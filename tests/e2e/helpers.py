@@ -582,7 +582,20 @@ def axe_problems(page: Any) -> list[str]:
     # axe-core (about 500 KB of script) is put in a document once, not before every run.
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(_axe_script())
-    response = page.evaluate("(options) => axe.run(document, options)", AXE_OPTIONS)
+    # In the same turn as the run: no transition under way (a toast fading in is measured
+    # at its blended colours, a contrast it never has once shown).
+    response = page.evaluate(
+        """async (options) => {
+            for (let i = 0; i < 50; i++) {
+                const moving = document.getAnimations().filter((a) => a.playState === "running"
+                    && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+                if (!moving.length) break;
+                await Promise.all(moving.map((a) => a.finished.catch(() => null)));
+            }
+            return axe.run(document, options);
+        }""",
+        AXE_OPTIONS,
+    )
     out = []
     for violation in response["violations"]:
         if violation.get("impact") not in ("serious", "critical"):
