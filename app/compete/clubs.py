@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.compete.scoring import places
 from app.db import Database
 from app.db.compete_models import Club, ClubBan, ClubMember, ClubPending, ClubPost, DailyMonth
 from app.db.models import Player
@@ -392,15 +393,16 @@ def standings(
             )
             .order_by(col(DailyMonth.total).desc(), col(DailyMonth.player_id))
         ).all()
+        ranks = places([r.total for r in rows])  # ties share a place
         return [
             {
-                "rank": i + 1,
+                "rank": rank,
                 "player_id": r.player_id,
                 "name": r.name,
                 "total": round(r.total, 2),
                 "days": r.days,
             }
-            for i, r in enumerate(rows)
+            for rank, r in zip(ranks, rows, strict=True)
         ]
 
 

@@ -28,7 +28,7 @@ from starlette.concurrency import run_in_threadpool
 from app.compete import store
 from app.compete.deals import daily_options, daily_seed, player_version
 from app.compete.replays import deal_replay, expert_par
-from app.compete.scoring import total
+from app.compete.scoring import places, total
 from app.db import Database
 from app.db.compete_models import DailyAttempt
 from app.db.models import utcnow
@@ -348,14 +348,15 @@ def _parse_day(text: str) -> date:
         raise DailyError(422, "bad_day", "a day is YYYY-MM-DD, a month YYYY-MM") from None
 
 
-def _parse_cursor(text: str, last_id: Callable[[str], Any]) -> tuple[float, Any, int]:
-    """A page cursor "<value>:<last line's id>:<rank of the last line>"."""
+def _parse_cursor(text: str, last_id: Callable[[str], Any]) -> tuple[float, Any, int, int]:
+    """A page cursor "<value>:<last line's id>:<lines before the next page>:<last line's
+    place>"."""
     try:
         if len(text) > 80:
             raise ValueError(text)
-        value, last, rank = text.split(":")
-        out = (float(value), last_id(last), int(rank))
-        if out[2] < 0 or not last:
+        value, last, count, place = text.split(":")
+        out = (float(value), last_id(last), int(count), int(place))
+        if not 0 < out[3] <= out[2] or not last:
             raise ValueError(text)
         return out
     except (ValueError, TypeError):
@@ -363,15 +364,17 @@ def _parse_cursor(text: str, last_id: Callable[[str], Any]) -> tuple[float, Any,
 
 
 def _ranked(
-    lines: list[dict[str, Any]], after: tuple[float, Any, int] | None, limit: int, id_key: str
+    lines: list[dict[str, Any]], after: tuple[float, Any, int, int] | None, limit: int, id_key: str
 ) -> dict[str, Any]:
-    """A page's lines with their ranks, and the cursor of the next page (None at the end):
-    the stored value of the last line (its ``key``, taken out), its id and its rank."""
-    rank = after[2] if after else 0
+    """A page's lines with their ranks (ties share one: app.compete.scoring.places), and the
+    cursor of the next page (None at the end): the stored value of the last line (its
+    ``key``, taken out), its id, the lines so far and its rank."""
+    count = after[2] if after else 0
     keys = [line.pop("key") for line in lines]
-    for i, line in enumerate(lines):
-        line["rank"] = rank + i + 1
+    ranks = places(keys, count, (after[0], after[3]) if after else None)
+    for line, rank in zip(lines, ranks, strict=True):
+        line["rank"] = rank
     next_cursor = None
     if len(lines) == limit:
-        next_cursor = f"{keys[-1]!r}:{lines[-1][id_key]}:{rank + len(lines)}"
+        next_cursor = f"{keys[-1]!r}:{lines[-1][id_key]}:{count + len(lines)}:{ranks[-1]}"
     return {"lines": lines, "next": next_cursor}

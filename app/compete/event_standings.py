@@ -13,6 +13,7 @@ from sqlmodel import col, select
 
 from app.compete.events import EventError
 from app.compete.events_store import visible
+from app.compete.scoring import places
 from app.db import Database
 from app.db.compete_models import EventEntry
 from app.db.models import Player
@@ -36,7 +37,7 @@ def standings(
     page's ``next`` is the cursor of the one after (range scans of the standings index
     ``ix_event_entry_standing``, in its order: the same cost at 100 or 100,000 players)."""
     limit = max(1, min(limit, PAGE_MAX))
-    place = 0
+    count, before = 0, None
     with db.session() as session:
         visible(session, event_id, viewer)
         query = (
@@ -47,7 +48,8 @@ def standings(
         )
         ranges: list[list[Any]] = [[]]
         if cursor is not None:
-            place, tp, gp, tie, pid = _parse_cursor(cursor)
+            count, place, tp, gp, tie, pid = _parse_cursor(cursor)
+            before = ((tp, gp), place)
             points, game, drawn, who = (
                 col(EventEntry.table_points),
                 col(EventEntry.game_points),
@@ -71,32 +73,39 @@ def standings(
             rows += session.exec(query.where(*bounds).limit(limit + 1 - len(rows))).all()
             if len(rows) > limit:
                 break
+    # Players level on table points and Hearts points share a place (1, 1, 3); the drawn
+    # tie-break only orders them on the page.
+    shown = rows[:limit]
+    ranks = places([(e.table_points, e.game_points) for e, _ in shown], count, before)
     lines = [
         {
-            "place": place + i + 1,
+            "place": rank,
             "player_id": e.player_id,
             "name": name,
             "table_points": e.table_points,
             "game_points": e.game_points,
             "rounds": e.rounds,
         }
-        for i, (e, name) in enumerate(rows[:limit])
+        for rank, (e, name) in zip(ranks, shown, strict=True)
     ]
     nxt = None
     if len(rows) > limit:
         last = rows[limit - 1][0]
         nxt = (
-            f"{place + limit}_{last.table_points!r}_{last.game_points}_{last.tie}_{last.player_id}"
+            f"{count + limit}_{ranks[-1]}_{last.table_points!r}_{last.game_points}_{last.tie}"
+            f"_{last.player_id}"
         )
     return {"lines": lines, "next": nxt}
 
 
-def _parse_cursor(cursor: str) -> tuple[int, float, int, int, str]:
+def _parse_cursor(cursor: str) -> tuple[int, int, float, int, int, str]:
+    """A page cursor: the lines before the next page, the last line's place, its table
+    points, Hearts points, tie-break and player."""
     try:
-        place, tp, gp, tie, pid = cursor.split("_", 4)
-        out = (int(place), float(tp), int(gp), int(tie), pid)
+        count, place, tp, gp, tie, pid = cursor.split("_", 5)
+        out = (int(count), int(place), float(tp), int(gp), int(tie), pid)
     except ValueError:
         raise EventError(422, "bad_cursor", "that cursor is not one this server gave") from None
-    if out[0] < 0 or not pid or len(pid) > 32:
+    if not 0 < out[1] <= out[0] or not pid or len(pid) > 32:
         raise EventError(422, "bad_cursor", "that cursor is not one this server gave")
     return out

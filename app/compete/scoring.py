@@ -8,12 +8,16 @@ the most that could have been had (50 when nobody else played the same versions 
 Everything is computed from the count of results per points value (``ScoreCounts``): at most
 27 values in a classic hand, whatever the number of players, so a player's matchpoints cost
 the same at 100 or 100,000 players.
+
+Places in any standings of the competition (the daily's leaderboards, an event's standings, a
+club's): lines that tie share the best of their places, and the next line's place counts them
+all (1, 1, 3), as in golf or chess tournaments, even across pages (``places``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 # points -> how many players took that many on one deal version
@@ -61,3 +65,19 @@ def total(results: Iterable[tuple[ScoreCounts, int]]) -> Total:
         mp += matchpoints_of(counts, points)
         possible += field_size(counts) - 1
     return Total(mp, possible)
+
+
+def places(
+    keys: Sequence[Hashable], start: int = 0, before: tuple[Hashable, int] | None = None
+) -> list[int]:
+    """The places of lines in standing order whose equal ``keys`` tie: tied lines share the
+    best of their places, and the next line's place counts them all (1, 1, 3). ``start``:
+    how many lines come before these (a page's offset); ``before``: the key and place of the
+    line just before them, so a tie across two pages keeps its place."""
+    out: list[int] = []
+    last = before
+    for i, key in enumerate(keys):
+        place = last[1] if last is not None and last[0] == key else start + i + 1
+        out.append(place)
+        last = (key, place)
+    return out

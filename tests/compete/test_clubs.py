@@ -122,4 +122,12 @@ def test_chat_announcements_and_standings(people: Database) -> None:
         session.commit()
     ranked = clubs.standings(people, cid, "ann", "2026-11", "classic")
     assert [(r["player_id"], r["rank"]) for r in ranked] == [("bob", 1), ("ann", 2)]
+    with people.session() as session:  # level: they share the first place
+        month = session.get(DailyMonth, ("2026-11", "classic", "ann"))
+        assert month is not None
+        month.total = 150.5
+        session.add(month)
+        session.commit()
+    ranked = clubs.standings(people, cid, "ann", "2026-11", "classic")
+    assert [(r["player_id"], r["rank"]) for r in ranked] == [("ann", 1), ("bob", 1)]
     assert _code(clubs.standings, people, cid, "dan", "2026-11", "classic") == "not_member"

@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 
 from app import engine
 from app.compete import store
-from app.compete.daily import DailyError, DailyService
+from app.compete.daily import DailyError, DailyService, _parse_cursor, _ranked
 from app.compete.deals import daily_options, daily_seed, player_version
 from app.compete.replays import deal_replay, expert_par
 from app.db import Database, make_database
@@ -107,3 +107,19 @@ async def test_the_background_loop_says_an_outage_once(
     failed = [r for r in caplog.records if "background work failed" in r.getMessage()]
     assert len(failed) == 1
     empty.dispose()
+
+
+def test_a_leaderboard_tie_shares_a_rank_across_pages() -> None:
+    """Equal percentages share a rank (1, 1, 3), also when the tie spans two pages."""
+    first = _ranked([{"key": 75.0, "attempt": 9}, {"key": 50.0, "attempt": 8}], None, 2, "attempt")
+    assert [line["rank"] for line in first["lines"]] == [1, 2]
+    after = _parse_cursor(first["next"], int)
+    second = _ranked(
+        [{"key": 50.0, "attempt": 7}, {"key": 50.0, "attempt": 6}], after, 2, "attempt"
+    )
+    assert [line["rank"] for line in second["lines"]] == [2, 2]
+    third = _ranked([{"key": 40.0, "attempt": 5}], _parse_cursor(second["next"], int), 2, "attempt")
+    assert [line["rank"] for line in third["lines"]] == [5] and third["next"] is None
+    for bad in ("50.0:7:4:0", "50.0:7:4:5", "50.0:7:4"):  # no place, or one past the lines
+        with pytest.raises(DailyError):
+            _parse_cursor(bad, int)

@@ -1,7 +1,8 @@
 """The standings' pages (app.compete.event_standings) on SQLite and PostgreSQL: read a page at
 a time with any page size, a field full of ties (equal table points, game points, even equal
-tie-breaks) comes out whole, once each, in the standings' order; withdrawn players are left
-out; a bad cursor is refused."""
+tie-breaks) comes out whole, once each, in the standings' order, players level on points
+sharing a place (across pages too); withdrawn players are left out; a bad cursor is
+refused."""
 
 from __future__ import annotations
 
@@ -102,13 +103,23 @@ def test_pages_read_the_whole_field_in_order(
             break
         assert len(page["lines"]) == size
     assert [x["player_id"] for x in got] == [w[3] for w in want]
-    assert [x["place"] for x in got] == list(range(1, len(want) + 1))
+    # Players level on table and Hearts points share a place, even across pages (1, 1, 3):
+    # one more than the players ahead of them.
+    ahead = [sum((v[0], v[1]) < (w[0], w[1]) for v in want) for w in want]
+    assert [x["place"] for x in got] == [n + 1 for n in ahead]
     assert [(x["table_points"], x["game_points"]) for x in got] == [(-w[0], w[1]) for w in want]
 
 
 def test_a_bad_cursor_is_refused(event: tuple[Database, int]) -> None:
     db, event_id = event
-    for bad in ("x", "1_a_2_3_p", "-1_1.0_2_3_p", "1_1.0_2_3_" + "p" * 33):
+    for bad in (
+        "x",
+        "1_1_a_2_3_p",
+        "-1_1_1.0_2_3_p",
+        "1_0_1.0_2_3_p",  # place 0
+        "1_2_1.0_2_3_p",  # a place after the lines so far
+        "1_1_1.0_2_3_" + "p" * 33,
+    ):
         with pytest.raises(EventError) as err:
             event_standings.standings(db, event_id, None, bad, 2)
         assert err.value.code == "bad_cursor"

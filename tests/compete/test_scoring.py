@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.compete.scoring import Total, matchpoints, matchpoints_of, total
+from app.compete.scoring import Total, matchpoints, matchpoints_of, places, total
 
 
 def test_each_player_beaten_is_one_and_each_tie_a_half() -> None:
@@ -59,3 +59,21 @@ def test_fewer_points_never_get_fewer_matchpoints(points: list[int]) -> None:
 def test_from_counts_equals_one_by_one(points: list[int]) -> None:
     counts = Counter(points)
     assert [matchpoints_of(counts, p) for p in points] == matchpoints(points)
+
+
+def test_tied_lines_share_a_place() -> None:
+    assert places([]) == []
+    assert places([0, 0, 5]) == [1, 1, 3]
+    assert places([9, 7, 7, 7, 2, 2]) == [1, 2, 2, 2, 5, 5]
+    # a page after 4 lines whose last (place 3) ties with the page's first two
+    assert places([4, 4, 1], start=4, before=(4, 3)) == [3, 3, 7]
+    assert places([1], start=4, before=(4, 3)) == [5]
+
+
+@given(st.lists(st.integers(0, 4), max_size=20).map(sorted), st.integers(0, 20))
+def test_places_read_in_pages_are_the_places_of_the_whole(keys: list[int], cut: int) -> None:
+    whole = places(keys)
+    assert whole == [1 + sum(k < key for k in keys) for key in keys]
+    head = places(keys[:cut])
+    before = (keys[cut - 1], head[-1]) if 0 < cut <= len(keys) else None
+    assert head + places(keys[cut:], min(cut, len(keys)), before) == whole
