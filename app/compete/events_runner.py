@@ -198,8 +198,11 @@ class EventRunner(ArenaSteps):
         stored = await run_in_threadpool(
             events_store.set_table, db, event_id, round_no, table_no, table.id, claim[0]
         )
+        if not stored:  # taken over: the one that took it made the seat's table, tells them
+            await self.tables.discard_compete(table)  # this one was made in vain
+            return
         notify = self._notifier()
-        if not stored or notify is None:  # taken over: the one that took it tells them
+        if notify is None:
             return
         data = {"event": event_id, "event_name": info.get("name", "")}
         players = [s["player_id"] for s in info["seats"] if s["player_id"]]

@@ -97,3 +97,13 @@ else
 end
 return 1
 """
+
+# Take a table out of Redis altogether: its keys and its due item (a competition's table that
+# its maker made in vain, another having made the same seat's table: app.tables.compete).
+# KEYS: 1 version, 2 state, 3 log, 4 moves, 5 the table's shard's due set (one slot).
+# ARGV: 1 table id.
+DISCARD = """
+local n = redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('ZREM', KEYS[5], ARGV[1])
+return n
+"""

@@ -73,6 +73,7 @@ class TableStore:
         self._commit = redis.register_script(lua.COMMIT)
         self._claim = redis.register_script(lua.CLAIM_DUE)
         self._set_due = redis.register_script(lua.SET_DUE_IF_VERSION)
+        self._discard = redis.register_script(lua.DISCARD)
 
     async def load(self, table_id: str) -> LoadedTable | None:
         names = [keys.version_key(table_id), keys.state_key(table_id)]
@@ -266,6 +267,21 @@ class TableStore:
         if int(ok) == 1 and due is not None and self.due_written is not None:
             self.due_written(due)
         return int(ok) == 1
+
+    async def discard(self, table_id: str) -> bool:
+        """Take the table out of Redis (its keys and due item); whether it was there."""
+        n = await self._run(
+            self._discard,
+            keys=[
+                keys.version_key(table_id),
+                keys.state_key(table_id),
+                keys.log_key(table_id),
+                keys.moves_key(table_id),
+                self.due_key_of(table_id),
+            ],
+            args=[table_id],
+        )
+        return int(n) > 0
 
     async def drop_due(self, table_id: str) -> None:
         key = self.due_key_of(table_id)

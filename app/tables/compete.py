@@ -60,3 +60,15 @@ class CompeteCommands(GameCommands, SeatCommands):
         result = await self._command(table.id, actor, None, fn)
         started, _state = await self.read(table.id, at_least=result.version)
         return started
+
+    async def discard_compete(self, table: Table) -> None:
+        """Take a competition's table out of Redis and out of its players' lists of games:
+        one made in vain (an event's table whose maker was overtaken, another instance having
+        made the seat's table). Nobody but the maker has heard of it."""
+        if not table.compete:
+            raise TableError("bad_compete", "only a competition's table is discarded")
+        await self.store.discard(table.id)
+        self.forget(table.id)
+        for seat in table.seats:
+            if seat.kind == "human" and seat.player_id:
+                await self.games.drop(seat.player_id, [table.id])

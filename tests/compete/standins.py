@@ -33,6 +33,7 @@ class Tables:
         self.seated: dict[str, list[str | None]] = {}
         self.scores: dict[str, list[int]] = {}
         self.absent = absent or set()
+        self.discarded: list[str] = []  # made in vain, then taken out
 
     async def create_compete(self, actor: Any, *args: Any, **kw: Any) -> Any:
         await asyncio.sleep(0.05)  # the other runner tries meanwhile
@@ -42,6 +43,9 @@ class Tables:
         humans = {0: actor, **kw["others"]}
         self.seated[table_id] = [humans[n].player_id if n in humans else None for n in range(size)]
         return SimpleNamespace(id=table_id)
+
+    async def discard_compete(self, table: Any) -> None:
+        self.discarded.append(table.id)
 
     def end(self, table_id: str, scores: list[int]) -> None:
         self.scores[table_id] = scores

@@ -115,12 +115,13 @@ async def test_a_slow_maker_renews_its_claim_and_is_not_overtaken(
     race.a_tables.gate.set()
     await asyncio.wait_for(a_step, 5)
     assert race.table_id() == "A1" and list(race.a_tables.made) == ["A1"]
-    assert race.started() == PEOPLE
+    assert race.started() == PEOPLE and not race.a_tables.discarded
 
 
 async def test_a_maker_overtaken_stores_nothing_and_tells_nobody(database: Database) -> None:
     """The lease's other side: a maker stalled past its claim (no renewal got through) and
-    overtaken makes its table in vain; the players hear once, of the table stored."""
+    overtaken makes its table in vain and takes it out again; the players hear once, of the
+    table stored."""
     race = Race(database)
     a_step, claim = await race.a_making()
     race.clock.now = claimed_at(claim) + CLAIM_SECONDS + 1  # before A's first renewal is due
@@ -129,4 +130,6 @@ async def test_a_maker_overtaken_stores_nothing_and_tells_nobody(database: Datab
     race.a_tables.gate.set()
     await asyncio.wait_for(a_step, 10)
     assert list(race.a_tables.made) == ["A1"] and race.table_id() == "T1"  # B's stays
+    assert race.a_tables.discarded == ["A1"]  # A's, made in vain, is taken out again
+    assert not race.b_tables.discarded
     assert race.started() == PEOPLE

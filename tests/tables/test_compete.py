@@ -59,3 +59,33 @@ async def test_a_competition_table_needs_a_seed(
                 ALICE, "classic", {}, compete={"kind": "daily", "seed": seed}, bots={}
             )
         assert err.value.code == "bad_compete"
+
+
+async def test_a_competition_table_made_in_vain_is_taken_out(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """An event's table whose maker was overtaken (another instance made the seat's table)
+    leaves Redis and its creator's list of games, its clock with it; other tables stay."""
+    service, _ = make_service(redis_client, namespace)
+    compete = {"kind": "event", "event": 1, "round": 1, "table": 0, "seed": SEED}
+    bots = {"2": "easy", "3": "easy"}
+    made = await service.create_compete(
+        ALICE, "classic", {}, compete=compete, bots=bots, others={1: BOB}
+    )
+    kept = await service.create_compete(
+        ALICE, "classic", {}, compete=compete, bots=bots, others={1: BOB}
+    )
+    assert made.id in await service.games.table_ids(ALICE.player_id)
+    assert await service.store.due_of(made.id) is not None  # the computers' turns are due
+    await service.discard_compete(made)
+    with pytest.raises(TableError) as err:
+        await service.read(made.id)
+    assert err.value.code == "unknown_table"
+    assert await service.store.due_of(made.id) is None
+    assert await service.games.table_ids(ALICE.player_id) == [kept.id]
+    assert (await service.read(kept.id))[0].status == "playing"
+    plain = await service.create(ALICE, "classic", {})
+    with pytest.raises(TableError) as err:  # only a competition's table
+        await service.discard_compete(plain)
+    assert err.value.code == "bad_compete"
+    assert (await service.read(plain.id))[0].status == "waiting"
