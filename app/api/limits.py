@@ -4,7 +4,7 @@ and ``Retry-After`` (seconds), and create nothing."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import HTTPException
 from starlette.requests import HTTPConnection
@@ -24,6 +24,26 @@ def too_many(code: str, message: str, retry_after: int) -> HTTPException:
         detail={"code": code, "message": message, "retry_after": retry_after},
         headers={"Retry-After": str(retry_after)},
     )
+
+
+async def limit_or_refuse(
+    redis: Any,
+    name: str,
+    *keys: str,
+    attempts: int,
+    window_seconds: int,
+    prefix: str,
+    code: str,
+    what: str,
+) -> None:
+    """Count one attempt of ``name`` against every key (an AttemptLimiter's fixed window);
+    429 ``code`` ("too many {what}; try again in N s") when any key is over ``attempts``."""
+    limiter = AttemptLimiter(
+        redis, name, attempts=attempts, window_seconds=window_seconds, prefix=prefix
+    )
+    wait = await limiter.hit(*keys)
+    if wait is not None:
+        raise too_many(code, f"too many {what}; try again in {wait} s", wait)
 
 
 def limit_address(conn: HTTPConnection) -> str:

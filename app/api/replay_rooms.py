@@ -24,12 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import PlayerDep, ServicesDep
-from app.api.limits import too_many
+from app.api.limits import limit_or_refuse
 from app.api.strict import StrictRoute
 from app.db import stats
 from app.db.database import Database
 from app.db.players import PlayerInfo
-from app.db.ratelimit import AttemptLimiter
 from app.replays.rooms import CHAT_KEPT, MAX_MEMBERS, Room, RoomStore, new_room_id
 from app.services import Services
 from app.store.keys import replay_room_limits_prefix
@@ -103,16 +102,16 @@ def _store(services: Services) -> RoomStore:
 async def _limit(
     services: Services, name: str, attempts: int, window: int, key: str, code: str, what: str
 ) -> None:
-    limiter = AttemptLimiter(
+    await limit_or_refuse(
         services.redis,
         name,
+        key,
         attempts=attempts,
         window_seconds=window,
         prefix=replay_room_limits_prefix(services.settings.redis_namespace),
+        code=code,
+        what=what,
     )
-    wait = await limiter.hit(key)
-    if wait is not None:
-        raise too_many(code, f"too many {what}; try again in {wait} s", wait)
 
 
 def _steps(

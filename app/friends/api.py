@@ -16,10 +16,9 @@ from starlette.concurrency import run_in_threadpool
 
 from app import engine
 from app.api.deps import PlayerDep, ServicesDep
-from app.api.limits import limit_address, too_many
+from app.api.limits import limit_address, limit_or_refuse
 from app.api.refusal import refusal
 from app.api.strict import StrictRoute
-from app.db.ratelimit import AttemptLimiter
 from app.friends import store
 from app.friends.hub import FriendsHub
 from app.friends.invites import seat_free
@@ -59,16 +58,16 @@ def _hub(services: Services) -> FriendsHub:
 async def _limit(
     services: Services, name: str, attempts: int, window: int, code: str, *keys: str
 ) -> None:
-    limiter = AttemptLimiter(
+    await limit_or_refuse(
         services.redis,
         name,
+        *keys,
         attempts=attempts,
         window_seconds=window,
         prefix=limits_prefix(services.settings.redis_namespace),
+        code=code,
+        what=name.replace("_", " "),
     )
-    wait = await limiter.hit(*keys)
-    if wait is not None:
-        raise too_many(code, f"too many {name.replace('_', ' ')}; try again in {wait} s", wait)
 
 
 async def _call(fn: Any, *args: Any, **kwargs: Any) -> Any:

@@ -17,11 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import PlayerDep
-from app.api.limits import limit_address, too_many
+from app.api.limits import limit_address, limit_or_refuse
 from app.api.strict import StrictRoute
 from app.db.auth import revoke_all
 from app.db.players import AccountError
-from app.db.ratelimit import AttemptLimiter
 from app.i18n import from_cookie_header, pick_language
 from app.notify import store, tokens
 from app.notify.api import Context, ContextDep, fail
@@ -77,18 +76,16 @@ def _mail(services: Context) -> MailChannel:
 
 
 async def _limit(services: Context, name: str, *keys: str) -> None:
-    limiter = AttemptLimiter(
+    await limit_or_refuse(
         services.redis,
         name,
+        *keys,
         attempts=MAILS_PER_HOUR,
         window_seconds=3600,
         prefix=limits_prefix(services.settings.redis_namespace),
+        code="too_many_emails",
+        what="e-mails asked for",
     )
-    wait = await limiter.hit(*keys)
-    if wait is not None:
-        raise too_many(
-            "too_many_emails", f"too many e-mails asked for; try again in {wait} s", wait
-        )
 
 
 @router.put("/account/email", status_code=202)
