@@ -2,12 +2,15 @@
 instead of rounds, and a player is seated again as soon as their game ends.
 
 Who is seated with whom: the players waiting (registered, not paused, not at a table) are
-queued longest waiting first; the queue's first ``table_size * k`` players (every full table
-it makes) sit down at once, those tables seated by the standings (the leaders together, as
-a Swiss round: app.compete.swiss). The few left over (fewer than a table) wait for the next
-game to end, unless one of them has waited ``fill_seconds`` already: then they sit down
-together and computers fill the table's empty seats (as the Swiss format fills its short
-last table). Nobody waits long, and nobody sits at two tables.
+queued longest waiting first, then (those back from one game together wait equally long)
+fewest games played first, then by a draw that changes with each game (so that no player is
+always the one left over, as a fixed tie-break or the standings would make them); the
+queue's first ``table_size * k`` players (every full table it makes) sit down at once, those
+tables seated by the standings (the leaders together, as a Swiss round: app.compete.swiss).
+The few left over (fewer than a table) wait for the next game to end, unless one of them has
+waited ``fill_seconds`` already: then they sit down together and computers fill the table's
+empty seats (as the Swiss format fills its short last table). Nobody waits long, and nobody
+sits at two tables.
 
 When: a table starts only while at least ``last_call_seconds`` of the window are left (a
 game begun in its last seconds would be played almost wholly after the clock shows zero);
@@ -45,6 +48,7 @@ class Waiting:
     game_points: int = 0
     waited: float = 0.0  # seconds
     met: frozenset[str] = field(default_factory=frozenset)  # the players of their last game
+    games: int = 0  # games played in the arena so far
 
 
 def seat_waiting(
@@ -54,7 +58,7 @@ def seat_waiting(
     the end); the players not in them keep waiting (fewer than a table)."""
     if table_size < 2:
         raise ValueError("a table has at least two seats")
-    queue = sorted(waiting, key=lambda w: (-w.waited, tie_break(event_seed, w.player_id)))
+    queue = sorted(waiting, key=lambda w: _queue_key(w, event_seed))
     if len({w.player_id for w in queue}) != len(queue):
         raise ValueError("a player waits once")
     full = len(queue) // table_size * table_size
@@ -66,6 +70,12 @@ def seat_waiting(
         )
         tables.append([s.player_id for s in left] + [None] * (table_size - len(left)))
     return tables
+
+
+def _queue_key(w: Waiting, event_seed: str) -> tuple[float, int, int]:
+    """Who sits down first: the longest waiting, then the fewest games played, then a draw of
+    the event's seed and the player's games (a new one each game)."""
+    return (-w.waited, w.games, tie_break(f"{event_seed}:{w.games}", w.player_id))
 
 
 def _apart(chosen: Sequence[Waiting], table_size: int, event_seed: str) -> list[list[Seat]]:

@@ -110,6 +110,7 @@ def seat_waiting(
                 e.game_points,
                 (now - as_utc(e.free_since or opened)).total_seconds(),
                 frozenset(met.get(e.player_id, ())),
+                e.rounds,
             )
             for e in entries
         ]

@@ -39,6 +39,35 @@ def test_the_longest_waiting_sit_down_first_and_the_rest_waits() -> None:
     assert sorted(_humans(tables)) == ["a", "c", "d", "f"]  # b and e came last: they wait
 
 
+def test_among_equal_waits_the_fewest_games_sit_down_first() -> None:
+    # five back from one game's end together (equal waits): the one with most games waits
+    games = {"a": 3, "b": 2, "c": 3, "d": 4, "e": 3}
+    waiting = [Waiting(p, waited=2, games=n) for p, n in games.items()]
+    tables = seat_waiting(waiting, 4, SEED, fill_seconds=20)
+    assert sorted(_humans(tables)) == ["a", "b", "c", "e"]
+
+
+@given(
+    st.integers(2, 5),
+    st.integers(1, 9),
+    st.text("abcdefgh", min_size=1, max_size=6),
+    st.lists(st.booleans(), min_size=1, max_size=12),
+)
+def test_who_is_left_over_takes_turns(
+    size: int, extra: int, seed: str, tables_to_spare: list[bool]
+) -> None:
+    """A field that does not fill its tables, all back together game after game (so equal
+    waits): the games played never differ by more than one (with a fixed tie-break one
+    player was left over every time)."""
+    players = size * (1 + extra // size) + (extra % size or 1)  # never a multiple of size
+    games = {f"p{i}": 0 for i in range(players)}
+    for _ in tables_to_spare:
+        waiting = [Waiting(p, waited=1.0, games=n) for p, n in games.items()]
+        for p in _humans(seat_waiting(waiting, size, seed, fill_seconds=60)):
+            games[p] += 1
+        assert max(games.values()) - min(games.values()) <= 1, games
+
+
 def test_full_tables_are_seated_by_the_standings() -> None:
     points = {"a": 30.0, "b": 0.0, "c": 28.0, "d": 2.0, "e": 26.0, "f": 1.0, "g": 24.0, "h": 3.0}
     waiting = [Waiting(p, tp, waited=5) for p, tp in points.items()]
@@ -61,15 +90,22 @@ def test_a_player_waits_once() -> None:
 
 @given(
     st.lists(
-        st.tuples(st.integers(0, 40), st.floats(0, 60), st.integers(0, 200)),
+        st.tuples(
+            st.integers(0, 40),
+            st.sampled_from([0.0, 5.0, 30.0]),
+            st.integers(0, 200),
+            st.integers(0, 3),
+        ),
         max_size=40,
         unique_by=lambda t: t[0],
     ),
     st.integers(2, 6),
     st.floats(0, 60),
 )
-def test_seating_properties(spec: list[tuple[int, float, int]], size: int, fill: float) -> None:
-    waiting = [Waiting(f"p{i}", float(tp), 0, waited) for i, waited, tp in spec]
+def test_seating_properties(
+    spec: list[tuple[int, float, int, int]], size: int, fill: float
+) -> None:
+    waiting = [Waiting(f"p{i}", float(tp), 0, waited, games=games) for i, waited, tp, games in spec]
     tables = seat_waiting(waiting, size, SEED, fill)
     seated = _humans(tables)
     assert len(seated) == len(set(seated))  # nobody at two tables
@@ -86,6 +122,10 @@ def test_seating_properties(spec: list[tuple[int, float, int]], size: int, fill:
     if left and seated:  # those left came last
         assert max(w.waited for w in left) <= min(
             w.waited for w in waiting if w.player_id in seated
+        )
+    for w in left:  # and of those who came as late, they played the most games
+        assert all(
+            v.games <= w.games for v in waiting if v.player_id in seated and v.waited == w.waited
         )
 
 
