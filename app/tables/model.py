@@ -95,6 +95,11 @@ class Seat:
         )
 
 
+# The fields both Table.to_json (stored) and Table.public_json (sent) carry as they are.
+_HEAD_FIELDS = ("id", "preset", "options", "players", "private", "invite", "host")
+_PACE_FIELDS = ("pace", "move_seconds", "hours", "time_zone")
+
+
 @dataclass(slots=True)
 class Table:
     id: str
@@ -189,13 +194,7 @@ class Table:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id,
-            "preset": self.preset,
-            "options": self.options,
-            "players": self.players,
-            "private": self.private,
-            "invite": self.invite,
-            "host": self.host,
+            **self._head_json(),
             "seats": [s.to_json() for s in self.seats],
             "turn_timer": self.turn_timer,
             "created_ms": self.created_ms,
@@ -229,13 +228,12 @@ class Table:
             ),
         }
 
+    def _head_json(self) -> dict[str, Any]:
+        """The fields that both the stored table and its public view begin with."""
+        return {name: getattr(self, name) for name in _HEAD_FIELDS}
+
     def _pace_json(self) -> dict[str, Any]:
-        return {
-            "pace": self.pace,
-            "move_seconds": self.move_seconds,
-            "hours": self.hours,
-            "time_zone": self.time_zone,
-        }
+        return {name: getattr(self, name) for name in _PACE_FIELDS}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any], version: int) -> Table:
@@ -287,13 +285,7 @@ class Table:
     def public_json(self) -> dict[str, Any]:
         """What every client of the table may see about it (no hidden card, no seed)."""
         return {
-            "id": self.id,
-            "preset": self.preset,
-            "options": self.options,
-            "players": self.players,
-            "private": self.private,
-            "invite": self.invite,
-            "host": self.host,
+            **self._head_json(),
             "host_seat": self.seat_of(self.host) if self.host else None,
             "status": self.status,
             "ended": self.ended,
