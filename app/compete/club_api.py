@@ -13,7 +13,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
 from app.api.strict import StrictRoute
-from app.compete import clubs
+from app.compete import club_standings, clubs
 from app.compete.clubs import ClubError, ClubLimits
 from app.settings import Settings
 
@@ -205,10 +205,12 @@ async def standings(
     preset: Annotated[str, Query(max_length=40)] = "classic",
     viewer: OptionalPlayerDep = None,
 ) -> dict[str, Any]:
-    """The members ranked by their month in the daily challenge of ``preset``."""
+    """The members ranked by their month in the daily challenge of ``preset`` (``lines``)
+    and by their places in the club's events of the month (``events``:
+    app.compete.club_standings)."""
     daily = services.daily
     month = month or daily.today().strftime("%Y-%m")
-    lines = await _run(
-        clubs.standings, services.database, club_id, viewer.id if viewer else None, month, preset
-    )
-    return {"month": month, "preset": preset, "lines": lines}
+    who = viewer.id if viewer else None
+    lines = await _run(clubs.standings, services.database, club_id, who, month, preset)
+    events = await _run(club_standings.over_events, services.database, club_id, who, month)
+    return {"month": month, "preset": preset, "lines": lines, "events": events}

@@ -1,8 +1,8 @@
 """Clubs in SQL: a club is open (anyone joins) or closed (join by request, by its link, or by
 an invitation); its members are the owner, admins and members; it has a chat where admins may
 also post announcements (the same text rules as a table's chat, app/text.py), and standings:
-its members ranked by the daily challenge's month (app.compete.store), its only competition
-so far.
+its members ranked by the daily challenge's month (app.compete.store) and over the club's
+events (app.compete.club_standings).
 
 Every function runs in a worker thread and raises ``ClubError`` (HTTP status, stable code,
 message) for anything refused; a refused call changes nothing.
@@ -374,15 +374,21 @@ def posts(
         return [_post_json(r) for r in rows]
 
 
+def may_see_standings(session: Session, club_id: int, viewer: str | None) -> None:
+    """Raise unless ``viewer`` may see the club's standings (anyone an open club's, members a
+    closed one's)."""
+    club = _club(session, club_id)
+    if not club.open and (viewer is None or _member(session, club_id, viewer) is None):
+        raise ClubError(403, "not_member", "this club's standings are for its members")
+
+
 def standings(
     db: Database, club_id: int, viewer: str | None, month: str, preset: str
 ) -> list[dict[str, Any]]:
     """The club's members ranked by their month in the daily challenge (the sum of their
     daily percentages); a closed club's standings are for its members."""
     with db.session() as session:
-        club = _club(session, club_id)
-        if not club.open and (viewer is None or _member(session, club_id, viewer) is None):
-            raise ClubError(403, "not_member", "this club's standings are for its members")
+        may_see_standings(session, club_id, viewer)
         rows = session.exec(
             select(DailyMonth)
             .join(ClubMember, col(ClubMember.player_id) == col(DailyMonth.player_id))
