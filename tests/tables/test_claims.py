@@ -50,6 +50,18 @@ async def _play_one(
     await service.move(table_id, PEOPLE[seat], f"m{n}", engine.move_to_json(move))
 
 
+async def _to_play(
+    service: TableService, table_id: str, rng: random.Random
+) -> tuple[engine.GameState | None, int]:
+    """Random moves until the play begins (the passes): the state then, and the moves made."""
+    n = 0
+    _, state = await service.read(table_id)
+    while state.phase != "play":
+        await _play_one(service, table_id, rng, n := n + 1)
+        _, state = await service.read(table_id)
+    return state, n
+
+
 async def _code(service: TableService, table_id: str, who: Actor, move_id: str) -> str:
     return (await _refusal(service, table_id, who, move_id)).code
 
@@ -66,12 +78,8 @@ async def test_claims_refused_once_per_hand_then_accepted(
     service, _ = make_service(redis_client, namespace, turn_timer_seconds=0)
     table_id = await _table(service)
     rng = random.Random(5)
-    n = 0
     assert await _code(service, table_id, ALICE, "c0") == "wrong_phase"  # passing
-    _, state = await service.read(table_id)
-    while state.phase != "play":
-        await _play_one(service, table_id, rng, n := n + 1)
-        _, state = await service.read(table_id)
+    state, n = await _to_play(service, table_id, rng)
     # the first trick: 13 cards each, nobody takes them all
     mover = before_mover = engine.seats_to_act(state)[0]
     other = PEOPLE[(mover + 1) % 4]
@@ -164,11 +172,7 @@ async def test_a_claim_checked_while_the_game_moved_on_applies_nothing(
     service, _ = make_service(redis_client, namespace, turn_timer_seconds=0, computer=pool)
     table_id = await _table(service)
     rng = random.Random(3)
-    n = 0
-    _, state = await service.read(table_id)
-    while state.phase != "play":
-        await _play_one(service, table_id, rng, n := n + 1)
-        _, state = await service.read(table_id)
+    state, n = await _to_play(service, table_id, rng)
     mover = engine.seats_to_act(state)[0]
     second: list[str] = []
 
@@ -200,11 +204,7 @@ async def test_a_claim_whose_check_went_stale_still_used_the_hands_check(
     service, _ = make_service(redis_client, namespace, turn_timer_seconds=0, computer=pool)
     table_id = await _table(service)
     rng = random.Random(3)
-    n = 0
-    _, state = await service.read(table_id)
-    while state.phase != "play":
-        await _play_one(service, table_id, rng, n := n + 1)
-        _, state = await service.read(table_id)
+    state, n = await _to_play(service, table_id, rng)
     mover = engine.seats_to_act(state)[0]
     hand = state.hand_no
 
