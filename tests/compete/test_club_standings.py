@@ -6,15 +6,18 @@ nothing; a closed club's standings are for its members."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
+from sqlmodel import col, select
 
 from app.compete import club_standings, clubs
+from app.compete import events_store as ev
 from app.compete.clubs import ClubError, ClubLimits
+from app.compete.events import EventLimits
 from app.db import Database
-from app.db.compete_models import Event, EventEntry
+from app.db.compete_models import ClubMember, Event, EventEntry
 from app.db.models import Player
 
 LIMITS = ClubLimits(clubs_per_player=3, owned_per_player=2, members_per_club=10, post_max_chars=50)
@@ -22,30 +25,40 @@ NOV = datetime(2026, 11, 10, 18, 0, tzinfo=UTC)
 OCT = datetime(2026, 10, 31, 23, 0, tzinfo=UTC)
 
 
-def _event(db: Database, club_id: int, state: str, starts_at: datetime, field: list[tuple]) -> None:
-    """An event of the club with its standings: (player, table points, Hearts points,
-    withdrawn) per entry."""
+def _event(
+    db: Database,
+    club_id: int,
+    state: str,
+    starts_at: datetime,
+    field: list[tuple[str, float, int, bool]],
+) -> None:
+    """An event of the club in ``state`` with its standings: (player, table points, Hearts
+    points, withdrawn) per entry."""
     with db.session() as session:
-        event = Event(
-            club_id=club_id,
-            name="Cup",
-            format="swiss",
-            preset="classic",
-            rounds=2,
-            table_size=4,
-            points_by_place="6,4,2,0",
-            grace_seconds=60,
-            seed="s",
-            state=state,
-            starts_at=starts_at,
-        )
-        session.add(event)
-        session.commit()
+        maker = session.exec(
+            select(ClubMember.player_id).where(ClubMember.club_id == club_id)
+        ).first()
+    made = ev.create_event(
+        db,
+        str(maker),
+        name="Cup",
+        format="swiss",
+        preset="classic",
+        rounds=2,
+        starts_at=starts_at,
+        grace_seconds=60,
+        points_by_place=None,
+        club_id=club_id,
+        limits=EventLimits(),
+        now=starts_at - timedelta(hours=1),
+    )
+    with db.session() as session:
+        session.execute(sa.update(Event).where(col(Event.id) == made["id"]).values(state=state))
         session.execute(
             sa.insert(EventEntry),
             [
                 {
-                    "event_id": event.id,
+                    "event_id": made["id"],
                     "player_id": pid,
                     "table_points": tp,
                     "game_points": gp,
