@@ -360,11 +360,5 @@ def view(db: Database, event_id: int, viewer: str | None, now: datetime) -> dict
             .order_by(col(EventSeat.round).desc())
         ).first()
         if seat is not None:
-            out["my_table"] = {
-                "round": seat.round,
-                "table_no": seat.table_no,
-                "seat": seat.seat,
-                "table_id": events_store.made(seat.table_id),
-                "late": seat.late,
-            }
+            out["my_table"] = events_store.my_table(seat)
         return out

@@ -165,6 +165,18 @@ def made(table_id: str | None) -> str | None:
     return None if table_id is None or table_id.startswith("making:") else table_id
 
 
+def my_table(seat: EventSeat) -> dict[str, Any]:
+    """A player's seat as their event page shows it: round, table, seat, the table id once
+    made, and whether their seat went to a computer for being late."""
+    return {
+        "round": seat.round,
+        "table_no": seat.table_no,
+        "seat": seat.seat,
+        "table_id": made(seat.table_id),
+        "late": seat.late,
+    }
+
+
 def event_page(db: Database, event_id: int, viewer: str | None) -> dict[str, Any]:
     """The event, whether the viewer is registered, and their seat in the current round (its
     table id once the table is made)."""
@@ -183,13 +195,7 @@ def event_page(db: Database, event_id: int, viewer: str | None) -> dict[str, Any
                 )
             ).first()
             if seat is not None:
-                out["my_table"] = {
-                    "round": seat.round,
-                    "table_no": seat.table_no,
-                    "seat": seat.seat,
-                    "table_id": made(seat.table_id),
-                    "late": seat.late,
-                }
+                out["my_table"] = my_table(seat)
         return out
 
 
@@ -344,6 +350,15 @@ def start_round(db: Database, event_id: int, round_no: int) -> list[list[Seat]] 
         return tables
 
 
+def _at_table(event_id: int, round_no: int, table_no: int) -> tuple[sa.ColumnElement[bool], ...]:
+    """The where-clauses of one table's seats in an event's round."""
+    return (
+        col(EventSeat.event_id) == event_id,
+        col(EventSeat.round) == round_no,
+        col(EventSeat.table_no) == table_no,
+    )
+
+
 def _unscored(session: Session, event_id: int, round_no: int) -> int:
     return int(
         session.exec(
@@ -373,9 +388,7 @@ def set_table(
         moved = session.execute(
             sa.update(EventSeat)
             .where(
-                col(EventSeat.event_id) == event_id,
-                col(EventSeat.round) == round_no,
-                col(EventSeat.table_no) == table_no,
+                *_at_table(event_id, round_no, table_no),
                 *([] if marker is None else [col(EventSeat.table_id) == marker]),
             )
             .values(table_id=table_id)
@@ -457,9 +470,7 @@ def score_table(
     seats = session.exec(
         select(EventSeat)
         .where(
-            col(EventSeat.event_id) == event_id,
-            col(EventSeat.round) == round_no,
-            col(EventSeat.table_no) == table_no,
+            *_at_table(event_id, round_no, table_no),
         )
         .order_by(col(EventSeat.seat))
     ).all()
@@ -469,9 +480,7 @@ def score_table(
     done = session.execute(
         sa.update(EventSeat)
         .where(
-            col(EventSeat.event_id) == event_id,
-            col(EventSeat.round) == round_no,
-            col(EventSeat.table_no) == table_no,
+            *_at_table(event_id, round_no, table_no),
             col(EventSeat.score).is_(None),
         )
         .values(score=sa.case(by_seat, value=col(EventSeat.seat)))
@@ -565,9 +574,7 @@ def claim_table(
         moved = session.execute(
             sa.update(EventSeat)
             .where(
-                col(EventSeat.event_id) == event_id,
-                col(EventSeat.round) == round_no,
-                col(EventSeat.table_no) == table_no,
+                *_at_table(event_id, round_no, table_no),
                 same,
             )
             .values(table_id=marker)
