@@ -1,8 +1,10 @@
 """The site's languages on the server: which language a visitor gets, the page in it, and the
 server's own texts (e-mails, pushes) from the message catalogs.
 
-The catalogs are the page's own files, ``static/i18n/<lang>.json`` (and the server's own
-texts, ``<lang>.notify.json``, which no page loads): a flat object of keys to
+The catalogs are the page's own files, ``static/i18n/<lang>.json`` and its sections (the words
+of one page, ``<lang>.<section>.json``, which that page's modules load), and the server's own
+texts (``SERVER_SECTIONS``: ``<lang>.notify.json``, ``<lang>.offline.json``), which no page
+loads: each a flat object of keys to
 texts with named placeholders (``{name}``), or, for a text that depends on a number, an object
 of CLDR plural categories (``{"one": ..., "other": ...}``) chosen by ``count`` with the same
 rules as the browser's ``Intl.PluralRules`` (``plural_category``). The browser side is
@@ -37,9 +39,10 @@ PLURAL_FORMS: Final = {
     "es": ("one", "many", "other"),
 }
 
-# The server's own texts (e-mails and pushes, ``notify.*``) in their own file per language,
-# ``<lang>.notify.json``: written by the server only, so no page downloads them.
-SERVER_SECTIONS: Final = ("notify",)
+# The server's own texts in their own files per language, written by the server only, so no
+# page downloads them: e-mails and pushes (``notify.*``, ``<lang>.notify.json``) and the page
+# the service worker shows offline (``offline.*``, ``<lang>.offline.json``).
+SERVER_SECTIONS: Final = ("notify", "offline")
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _TAG = re.compile(r"<[a-zA-Z][^>]*\sdata-i18n[^>]*>")

@@ -2,9 +2,10 @@
 every catalog, no key is unused, every translation has the same placeholders and the plural
 forms its language needs, and each catalog stays small (gzip at most 15 KB).
 
-A page with many words keeps them in a section file, ``<lang>.<section>.json`` (the table's
-``table.*`` keys in ``<lang>.table.json``, loaded by i18n.js ``loadSection``): checked the same
-way, its keys only under its prefix and used only by that page's modules."""
+The words of one page (or of the few modules that use them) are in section files,
+``<lang>.<section>.json`` (the table's ``table.*`` keys in ``<lang>.table.json``, loaded by
+i18n.js ``loadSection``): checked the same way, each holding its prefixes only, which the main
+catalog does not hold. What each page downloads at start: tests/bench/test_catalogs.py."""
 
 from __future__ import annotations
 
@@ -35,15 +36,26 @@ _PY_KEY = re.compile(r"""\btranslate\(\s*\w+,\s*["']([\w.]+)["']""")
 _HTML_KEY = re.compile(r'\sdata-i18n(?:-[a-z-]+)?="([\w.]+)"')
 
 
-# The section files: section -> the modules that may use its keys (its prefix is "<section>.").
+# The section files: section -> the key prefixes it holds (and the main catalog does not).
 SECTIONS = {
-    "table": ("table.js", "table/"),
-    # The server's refusals (error.<code>): i18n.js loads them on every page after its first
-    # draw; the modules that word a refusal.
-    "error": ("api.js", "labels.js", "app.js", "lobby_identity.js"),
-    # The e-mails' and pushes' words (notify.*): the server's own (app.i18n SERVER_SECTIONS),
-    # no page module uses them, so no page downloads them.
-    "notify": (),
+    "table": ("table",),
+    # The server's refusals (error.<code>, and reason.* for the table's cards): loaded at a
+    # page's first refusal, by whatever words one (api.js for the API's).
+    "error": ("error", "reason"),
+    "rules": ("rules",),
+    "create": ("create", "option"),
+    "lobby": ("lobby", "identity", "friends"),
+    "events": ("events",),
+    "review": ("review",),
+    "replay": ("replay",),
+    "room": ("room",),
+    "daily": ("daily",),
+    "clubs": ("clubs",),
+    "player": ("player",),
+    # The server's own (app.i18n SERVER_SECTIONS): e-mails' and pushes' words (notify.*) and
+    # the offline page's (offline.*); no page module uses them, so no page downloads them.
+    "notify": ("notify",),
+    "offline": ("offline",),
 }
 FILES = ("", *(f".{section}" for section in SECTIONS))  # "" is the main catalog
 
@@ -293,30 +305,30 @@ def test_every_language_has_a_catalog_and_english_is_the_default() -> None:
 
 
 def test_the_servers_own_texts_are_no_pages_download() -> None:
-    """A section no page module uses is the server's own (e-mails, pushes): app.i18n reads it
-    with the main catalog, and no page asks for it (i18n.js loadSection)."""
-    assert {name for name, owners in SECTIONS.items() if not owners} == set(SERVER_SECTIONS)
+    """The server's own sections (e-mails, pushes, the offline page): app.i18n reads them with
+    the main catalog, no page asks for them (i18n.js loadSection) and no module uses them."""
     asked = set()
     for module in (STATIC / "js").rglob("*.js"):
-        asked.update(re.findall(r"""loadSection\(\s*["'](\w+)["']""", module.read_text()))
+        text = module.read_text()
+        for args in re.findall(r"""loadSection\(([^)]*)\)""", text):
+            asked.update(re.findall(r"""["'](\w+)["']""", args))
+        for section in SERVER_SECTIONS:
+            assert not [k for k in _JS_KEY.findall(text) if k.startswith(f"{section}.")], module
     assert asked and not asked & set(SERVER_SECTIONS), asked
-    key = "notify.your_turn.title"
-    assert key in catalog(DEFAULT) and key not in load(DEFAULT)
+    assert asked <= SECTIONS.keys(), asked - SECTIONS.keys()
+    for key in ("notify.your_turn.title", "offline.title"):
+        assert key in catalog(DEFAULT) and key not in load(DEFAULT), key
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_a_section_holds_its_prefix_and_only_its_page_uses_it(lang: str) -> None:
+def test_a_section_holds_its_prefixes_and_the_main_catalog_none_of_them(lang: str) -> None:
     main = load(lang)
-    for section, owners in SECTIONS.items():
-        prefix = f"{section}."
-        assert all(key.startswith(prefix) for key in load(lang, f".{section}")), section
-        assert not [key for key in main if key.startswith(prefix)], section
-        for module in (STATIC / "js").rglob("*.js"):
-            name = module.relative_to(STATIC / "js").as_posix()
-            if name.startswith(owners):
-                continue
-            found = [k for k in _JS_KEY.findall(module.read_text()) if k.startswith(prefix)]
-            assert not found, f"{name} uses {found}: only {owners} load the {section} section"
+    for section, prefixes in SECTIONS.items():
+        starts = tuple(f"{prefix}." for prefix in prefixes)
+        strays = [key for key in load(lang, f".{section}") if not key.startswith(starts)]
+        assert not strays, f"{lang}.{section}.json holds {strays}: only {prefixes}"
+        misplaced = [key for key in main if key.startswith(starts)]
+        assert not misplaced, f"{misplaced} belong in {lang}.{section}.json, not {lang}.json"
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -374,9 +386,9 @@ def test_a_catalog_is_at_most_15_kb_compressed(lang: str, suffix: str) -> None:
     assert len(gzip.compress(body, compresslevel=9)) <= 15 * 1024
 
 
-@pytest.mark.parametrize("suffix", FILES[1:])
+@pytest.mark.parametrize("suffix", FILES)
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_a_section_is_written_sorted(lang: str, suffix: str) -> None:
+def test_a_catalog_is_written_sorted(lang: str, suffix: str) -> None:
     text = (CATALOG_DIR / f"{lang}{suffix}.json").read_text(encoding="utf-8")
     data = json.loads(text)
     assert text == json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
@@ -387,8 +399,8 @@ def test_the_checks_find_keys_in_code() -> None:
     used = used_keys()
     assert {"who.sign_out", "page.skip", "card.face", "notify.your_turn.title"} <= used
     # a key picked by a condition inside the call (replay.js) counts as used
-    assert {"replay.dark_face", "replay.light_face"} <= named_in_js(set(load(DEFAULT)))
-    assert "hearts.player" not in named_in_js(set(load(DEFAULT)))  # a storage key, no text
+    assert {"replay.dark_face", "replay.light_face"} <= named_in_js(set(load_all(DEFAULT)))
+    assert "hearts.player" not in named_in_js(set(load_all(DEFAULT)))  # a storage key, no text
 
 
 def test_the_lobby_lists_every_game() -> None:

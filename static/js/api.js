@@ -7,7 +7,7 @@
 // cookie-signed POSTs (a form on another site cannot send it). docs/protocol.md.
 
 // Older versions kept the token itself here: it is handed to the server once for the cookie.
-import { formatDateTime, has, language, t } from "./i18n.js";
+import { formatDateTime, has, language, loadSection, t } from "./i18n.js";
 
 const LEGACY_TOKEN_KEY = "hearts.token";
 const PLAYER_KEY = "hearts.player";
@@ -63,7 +63,8 @@ export const session = {
   },
 };
 
-/** fetch JSON from the API; throws ApiError with the server's code and message. */
+/** fetch JSON from the API; throws ApiError with the server's code and message, worded once
+ *  the refusals' words (<lang>.error.json, fetched at the page's first refusal) are in. */
 export async function api(path, { method = "GET", body = undefined, bearer = undefined } = {}) {
   const headers = { Accept: "application/json", "X-Requested-With": "hearts" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -77,7 +78,7 @@ export async function api(path, { method = "GET", body = undefined, bearer = und
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, "network", t("error.network"));
+    throw new ApiError(0, "network", t("common.network"));
   }
   if (response.status === 204) return null;
   let data = null;
@@ -87,6 +88,7 @@ export async function api(path, { method = "GET", body = undefined, bearer = und
     data = null;
   }
   if (!response.ok) {
+    await loadSection("error");
     const detail = data && data.detail;
     if (detail && typeof detail === "object" && !Array.isArray(detail)) {
       if (detail.code) throw new ApiError(response.status, detail.code, detail.message || "", detail.values);

@@ -100,7 +100,7 @@ function setupPrefs() {
   lang.addEventListener("change", () => {
     setLanguage(lang.value).catch(() => {
       lang.value = language();
-      toast(t("error.network"), "error");
+      toast(t("common.network"), "error");
     });
   });
 }

@@ -7,7 +7,11 @@
 import { api, checkSession, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
 import { clubEvents } from "./events.js";
-import { formatNumber, plural, t } from "./i18n.js";
+import { formatNumber, loadSection, plural, t } from "./i18n.js";
+
+// This module's words (<lang>.clubs.json, and <lang>.daily.json for the daily's standings),
+// before anything of it is drawn.
+await loadSection("clubs", "daily");
 
 export function mountClubs(root, clubId, link) {
   const page = new ClubsPage(root, clubId, link);
@@ -46,7 +50,7 @@ class ClubsPage {
     this.root.classList.add("daily");
     await checkSession();
     if (!session.player) {
-      fill(this.root, h("section", { class: "panel" }, h("p", {}, t("clubs.sign_in")), h("a", { class: "btn", href: "/" }, t("replay.lobby"))));
+      fill(this.root, h("section", { class: "panel" }, h("p", {}, t("clubs.sign_in")), h("a", { class: "btn", href: "/" }, t("common.lobby"))));
       return;
     }
     if (this.clubId) await this.showClub();
@@ -63,7 +67,7 @@ class ClubsPage {
   }
 
   async showMine() {
-    document.title = t("player.page_title", { title: t("identity.clubs") });
+    document.title = t("common.doc_title", { title: t("common.clubs") });
     const data = await this.call("/api/clubs/mine");
     const name = h("input", { id: "club-name", maxlength: "40", required: true, autocomplete: "off" });
     const closed = h("input", { type: "checkbox", id: "club-closed" });
@@ -72,14 +76,14 @@ class ClubsPage {
       const made = await this.call("/api/clubs", { name: name.value, open: !closed.checked });
       if (made) location.href = `/?club=${made.id}`;
     } },
-      h("label", { for: "club-name" }, t("clubs.name")), name,
+      h("label", { for: "club-name" }, t("common.name")), name,
       h("label", { class: "check" }, closed, " ", t("clubs.closed_hint")),
       h("button", { class: "btn primary", id: "club-create" }, t("clubs.create")));
     const rows = (data ? data.clubs : []).map((c) => h("li", {},
       h("a", { href: `/?club=${c.id}` }, c.name), " ",
       h("span", { class: "hint" }, c.invited ? t("clubs.invited") : plural("clubs.role_members", c.members, { role: roleWord(c.role) }))));
     fill(this.root,
-      h("h1", { class: "daily-title" }, t("identity.clubs")),
+      h("h1", { class: "daily-title" }, t("common.clubs")),
       h("section", { class: "panel" }, h("h2", {}, t("clubs.mine")), rows.length ? h("ul", {}, rows) : h("p", { class: "hint" }, t("clubs.none"))),
       h("section", { class: "panel" }, h("h2", {}, t("clubs.new")), form));
   }
@@ -88,7 +92,7 @@ class ClubsPage {
     const id = encodeURIComponent(this.clubId);
     const club = await this.call(`/api/clubs/${id}`);
     if (!club) return;
-    document.title = t("player.page_title", { title: club.name });
+    document.title = t("common.doc_title", { title: club.name });
     const parts = [h("h1", { class: "daily-title" }, club.name)];
     const about = [h("p", {}, club.open ? plural("clubs.open_club", club.members) : plural("clubs.closed_club", club.members))];
     if (!club.role) {

@@ -8,8 +8,11 @@
 import { api, checkSession, session, signInAsGuest } from "./api.js";
 import { cardShort } from "./cards.js";
 import { h, fill, toast } from "./dom.js";
-import { formatDate, formatNumber, plural, t } from "./i18n.js";
+import { formatDate, formatNumber, loadSection, plural, t } from "./i18n.js";
 import { directionWords } from "./labels.js";
+
+// This module's words (<lang>.daily.json), before anything of it is drawn.
+await loadSection("daily");
 
 /** The page's stylesheet (css/daily.css), added once. */
 function loadStyle() {
@@ -103,7 +106,7 @@ class DailyPage {
     try {
       data = await api(`/api/daily/${encodeURIComponent(this.preset)}`);
     } catch (error) {
-      fill(this.el.status, h("p", { class: "form-error" }, error.message), h("a", { class: "btn", href: "/" }, t("daily.back")));
+      fill(this.el.status, h("p", { class: "form-error" }, error.message), h("a", { class: "btn", href: "/" }, t("common.back")));
       return;
     }
     this.renderStatus(data);

@@ -9,7 +9,10 @@
 
 import { api, checkSession, session } from "./api.js";
 import { addStylesheet, fill, h, setText, toast } from "./dom.js";
-import { formatDateTime, formatNumber, has, plural, t } from "./i18n.js";
+import { formatDateTime, formatNumber, has, loadSection, plural, t } from "./i18n.js";
+
+// This module's words (<lang>.events.json), before anything of it is drawn.
+await loadSection("events");
 
 /** An event's format, in full (the form, the event's facts) or short (the club's list). */
 function formatName(format, short = false) {
@@ -138,7 +141,7 @@ class EventPage {
       if (error.status === 404) {
         fill(this.root, h("h1", { class: "events-title" }, t("events.no_such")),
           h("section", { class: "panel" }, h("p", {}, t("events.no_such_text")),
-            h("a", { class: "btn", href: "/" }, t("replay.lobby"))));
+            h("a", { class: "btn", href: "/" }, t("common.lobby"))));
         return;
       }
       setText(this.error, error.message); // a network hiccup: try again shortly
@@ -154,7 +157,7 @@ class EventPage {
   }
 
   async render(ev) {
-    document.title = t("player.page_title", { title: ev.name });
+    document.title = t("common.doc_title", { title: ev.name });
     setText(this.title, ev.name);
     const games = await presets();
     const game = games.find((p) => p.id === ev.preset);
@@ -256,7 +259,7 @@ class EventPage {
     this.actionsKey = key;
     const buttons = [];
     if (!signedIn) {
-      buttons.push(h("p", {}, t("events.sign_in")), h("a", { class: "btn", href: "/" }, t("replay.lobby")));
+      buttons.push(h("p", {}, t("events.sign_in")), h("a", { class: "btn", href: "/" }, t("common.lobby")));
     } else if ((ev.state === "registering" || joinable) && !ev.registered) {
       buttons.push(h("button", { type: "button", class: "btn primary", id: "event-register", onclick: () => this.act("register") }, t("events.register")));
     } else if (ev.registered && ev.state !== "finished") {
@@ -316,7 +319,7 @@ class EventPage {
         l.name, l.player_id === me ? you() : "")));
     } else {
       body = h("div", { class: "table-scroll" }, h("table", { class: "event-standings" },
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("events.place")), h("th", { scope: "col" }, t("lobby.player")),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("events.place")), h("th", { scope: "col" }, t("common.player")),
           h("th", { scope: "col" }, t("events.table_points")), h("th", { scope: "col" }, t("events.hearts_points")),
           h("th", { scope: "col" }, ev.format === "arena" ? t("events.games") : t("events.rounds")))),
         h("tbody", {}, this.lines.map((l) => h("tr", { class: l.player_id === me ? "mine" : "" },
@@ -423,7 +426,7 @@ async function scheduleForm(clubId) {
   shown();
   return h("form", { class: "event-form", novalidate: true, onsubmit: submit, "aria-labelledby": "event-form-title" },
     h("h3", { id: "event-form-title" }, t("events.schedule")),
-    field("event-name", t("clubs.name"), name),
+    field("event-name", t("common.name"), name),
     field("event-start", t("events.starts"), starts, t("events.start_hint")),
     field("event-format", t("events.format"), format),
     roundsField, minutesField,

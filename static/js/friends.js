@@ -15,8 +15,8 @@ const SOUND_KEY = "hearts.inviteSound";
 
 function stateWords(state) {
   const words = {
-    offline: t("friends.offline"),
-    lobby: t("friends.in_lobby"),
+    offline: t("common.offline"),
+    lobby: t("common.in_lobby"),
     away: t("friends.away"),
     watching: t("friends.watching"),
     playing: t("friends.playing"),

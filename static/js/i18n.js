@@ -2,13 +2,15 @@
 // plurals chosen by Intl.PluralRules, dates and times by Intl.DateTimeFormat in the player's
 // time zone, card names for screen readers, and setLanguage (no reload: pages listen to the
 // "hearts:language" event). The server picks the language (app/i18n.py) and writes it into
-// <html lang>; this module loads only that language's catalog, static/i18n/<lang>.json, by the
-// versioned URL the page preloads. A page with many words of its own keeps them in a section
-// file, static/i18n/<lang>.<section>.json (the table: <lang>.table.json), loaded by
-// loadSection(name) before that page first draws. The server's refusals in words (error.<code>,
-// <lang>.error.json) are wanted by every page but by none before its first draw: they load
-// after the main catalog, in the background. How to add a string or a language:
-// docs/frontend.md.
+// <html lang>; this module loads that language's main catalog, static/i18n/<lang>.json (the
+// words every page shows), by the versioned URL the page preloads. The words of one page, or
+// of a few modules, are in section files, static/i18n/<lang>.<section>.json (the table's in
+// <lang>.table.json, the lobby's in <lang>.lobby.json): each module that uses a section's words
+// loads it at its top, `await loadSection("table")`, so a page downloads the sections of its
+// own modules and no other (bench/catalogs.py measures it). The server's refusals in words
+// (error.<code>, <lang>.error.json) load at the page's first refusal: whatever words one
+// awaits loadSection("error") first (api.js does for every refusal of the API). How to add a
+// string or a language: docs/frontend.md.
 
 export const LANGUAGES = ["en", "fr", "de", "es", "nl"];
 const COOKIE = "hearts_lang";
@@ -64,22 +66,17 @@ try {
 }
 messages = main;
 
-/** Load a section's texts (static/i18n/<lang>.<section>.json) for the page's language, once;
- *  await it before the page that uses them first draws. A language switch loads it too. A
- *  section that cannot be fetched leaves its keys shown (and is tried again next time). */
-export async function loadSection(section) {
-  wanted.add(section);
-  try {
-    await fetchSection(lang, section);
-  } catch {
-    return;
-  }
+/** Load sections' texts (static/i18n/<lang>.<section>.json) for the page's language, once
+ *  each; await it before the words are first shown. A language switch loads them too. A
+ *  section that cannot be fetched leaves its keys shown (and is tried again next time); the
+ *  promise never fails. */
+export async function loadSection(...names) {
+  const missing = names.filter((section) => !wanted.has(section) || !sections.has(`${lang}.${section}`));
+  if (!missing.length) return;
+  for (const section of missing) wanted.add(section);
+  await Promise.all(missing.map((section) => fetchSection(lang, section).catch(() => null)));
   messages = merged(lang, main);
 }
-
-// The refusals' words: not awaited (a refusal before they arrive shows the server's sentence:
-// api.js errorWords asks has() first).
-loadSection("error");
 
 export function language() {
   return lang;
@@ -108,7 +105,7 @@ export function t(key, params = {}) {
 }
 
 /** A translated text whose placeholders are page nodes, as children for h():
- *  tNodes(t("identity.playing_as"), { name: node }) -> ["Playing as ", node, "."]. */
+ *  tNodes("Playing as {name}.", { name: node }) -> ["Playing as ", node, "."]. */
 export function tNodes(text, nodes) {
   return text.split(/(\{\w+\})/).filter((part) => part !== "").map((part) => {
     const name = /^\{(\w+)\}$/.exec(part);
@@ -116,7 +113,7 @@ export function tNodes(text, nodes) {
   });
 }
 
-/** t() for a plural text: plural("daily.about", 3). */
+/** t() for a plural text: plural(key, 3) is t(key, { count: 3 }). */
 export function plural(key, count, params = {}) {
   return t(key, { ...params, count });
 }

@@ -4,7 +4,7 @@
 
 import { api, errorWords, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
-import { formatDateTime, plural, t } from "./i18n.js";
+import { formatDateTime, loadSection, plural, t } from "./i18n.js";
 import { GAMES, botLabel } from "./labels.js";
 import { chosenOptions, gameLabel, optionApplies, optionField, presetLabel, seatWords } from "./option_fields.js";
 import { LiveSocket } from "./socket.js";
@@ -13,6 +13,9 @@ import { rulesLines } from "./rules_words.js";
 import { FriendsPanel } from "./friends.js";
 import { IdentityPart } from "./lobby_identity.js";
 import { paceText } from "./mygames.js";
+
+// This module's words (<lang>.lobby.json and <lang>.create.json), before anything of it is drawn.
+await loadSection("lobby", "create");
 
 /** The signed-in player's id (null when signed out): whom the lobby socket speaks for. */
 function playerId() {
@@ -212,7 +215,8 @@ class Lobby {
         this.renderTables();
       },
       // The server closed the lobby socket for good (a limit, docs/protocol.md): say why.
-      onFinal: (code, error) => {
+      onFinal: async (code, error) => {
+        await loadSection("error"); // the refusals' words, at the first one
         const words = {
           too_many_sockets: t("lobby.off_sockets"),
           policy: t("lobby.off_policy"),
@@ -266,7 +270,7 @@ class Lobby {
       let text;
       if (s.kind === "open") text = t("lobby.free_seat");
       else if (s.kind === "bot") text = t("lobby.computer", { level: botLabel(s.level) });
-      else text = s.name || t("lobby.player");
+      else text = s.name || t("common.player");
       return h("li", { class: `seat-chip ${s.kind}` }, text, s.away ? ` \u00b7 ${t("lobby.away")}` : "");
     });
     const canSit = table.open_seats > 0 && table.status !== "over";
@@ -541,7 +545,7 @@ class Lobby {
       h("ul", { class: "game-list" }, games.map((g) => {
         const info = this.presetInfo(g.variant);
         const when = g.ended_at ? formatDateTime(g.ended_at) : "";
-        const names = g.seats.map((s) => s.name || (s.bot_level ? t("lobby.computer", { level: botLabel(s.bot_level) }) : t("lobby.player"))).join(", ");
+        const names = g.seats.map((s) => s.name || (s.bot_level ? t("lobby.computer", { level: botLabel(s.bot_level) }) : t("common.player"))).join(", ");
         const status = g.status === "finished" ? t("lobby.finished") : g.status === "abandoned" ? t("lobby.abandoned") : g.status;
         return h("li", {},
           h("a", { href: `/?replay=${g.id}` }, info ? presetLabel(info) : g.variant),

@@ -5,7 +5,7 @@
 
 import { ApiError, logIn, register, session, signInAsGuest } from "./api.js";
 import { h, fill, toast } from "./dom.js";
-import { t, tNodes } from "./i18n.js";
+import { loadSection, t, tNodes } from "./i18n.js";
 
 export class IdentityPart {
   renderIdentity() {
@@ -26,7 +26,7 @@ export class IdentityPart {
       // The daily challenge (static/js/daily.js): the same deals for everyone today.
       children.push(h("p", { class: "row" },
         h("a", { class: "btn", id: "daily-link", href: "/?daily=classic" }, t("identity.daily")),
-        h("a", { class: "btn", id: "clubs-link", href: "/?clubs=1" }, t("identity.clubs"))));
+        h("a", { class: "btn", id: "clubs-link", href: "/?clubs=1" }, t("common.clubs"))));
       fill(this.identityBox, ...children);
       return;
     }
@@ -95,7 +95,7 @@ export class IdentityPart {
 
   requireName() {
     if (session.player) return true;
-    toast(t("error.no_token"), "error");
+    loadSection("error").then(() => toast(t("error.no_token"), "error")); // the refusals' words
     const input = document.getElementById("guest-name");
     if (input) input.focus();
     return false;

@@ -6,8 +6,11 @@
 // lists them from the engine), else the server's label or the code.
 
 import { h } from "./dom.js";
-import { faceWords, has, plural, t } from "./i18n.js";
+import { faceWords, has, loadSection, plural, t } from "./i18n.js";
 import { relativeSeat } from "./labels.js";
+
+// This module's words (<lang>.create.json), before anything of it is drawn.
+await loadSection("create");
 
 function catalogOr(key, fallback) {
   return has(key) ? t(key) : fallback;

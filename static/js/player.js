@@ -5,7 +5,10 @@
 
 import { api } from "./api.js";
 import { addStylesheet, h, fill } from "./dom.js";
-import { t } from "./i18n.js";
+import { loadSection, t } from "./i18n.js";
+
+// This module's words (<lang>.player.json), before anything of it is drawn.
+await loadSection("player");
 
 function loadStyle() {
   addStylesheet("player-css", new URL("../css/player.css", import.meta.url).href);
@@ -49,7 +52,7 @@ class Page {
   /** The answer of ``path``, with "Loading…" shown meanwhile; null (the error shown) when
    *  it fails. */
   async load(title, path) {
-    document.title = t("player.page_title", { title });
+    document.title = t("common.doc_title", { title });
     const status = h("p", { "aria-live": "polite" }, t("player.loading"));
     fill(this.root, h("section", { class: "panel player-page" }, status));
     try {
@@ -63,7 +66,7 @@ class Page {
   async player(playerId) {
     const data = await this.load(t("player.player"), `/api/players/${encodeURIComponent(playerId)}`);
     if (!data) return;
-    document.title = t("player.page_title", { title: data.player.name });
+    document.title = t("common.doc_title", { title: data.player.name });
     const rows = data.variants.map((v) => h("tr", { "data-variant": v.variant },
       h("th", { scope: "row" }, h("a", { href: `/?leaderboard=${encodeURIComponent(v.variant)}` }, v.variant)),
       h("td", {}, String(v.games)),

@@ -5,11 +5,14 @@
 import { api } from "./api.js";
 import { cardName, faceOf, renderCard, sortCards, suitName } from "./cards.js";
 import { h, fill, setText } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { language, loadSection, t } from "./i18n.js";
 import { botLabel, directionWords } from "./labels.js";
 import { presetLabel } from "./option_fields.js";
 import { ReviewPanel } from "./review.js";
 import { roomSection } from "./replay_room.js";
+
+// This module's words (<lang>.replay.json), before anything of it is drawn.
+await loadSection("replay");
 
 export function mountReplay(root, gameId) {
   // A private table's game opens for its players (signed in) or with its share link
@@ -50,7 +53,7 @@ class ReplayPage {
         h("p", { class: "form-error" }, error.status === 409 ? t("replay.not_ended")
           : error.status === 404 ? t("replay.no_game")
           : error.message),
-        h("a", { class: "btn primary", href: "/" }, t("daily.back"))));
+        h("a", { class: "btn primary", href: "/" }, t("common.back"))));
       return;
     }
     this.preset = presets[this.data.preset];
@@ -151,7 +154,7 @@ class ReplayPage {
     fill(this.root, h("div", { class: "replay-page" },
       h("div", { class: "table-head" },
         h("div", { class: "head-title" }, h("h1", { class: "table-title" }, t("replay.title", { game: label }))),
-        h("div", { class: "head-actions" }, h("a", { class: "btn small ghost", href: "/" }, t("replay.lobby")))),
+        h("div", { class: "head-actions" }, h("a", { class: "btn small ghost", href: "/" }, t("common.lobby")))),
       h("section", { class: "panel" },
         h("p", {}, t("replay.final", { scores }), " ", h("strong", {}, won)),
         h("p", { class: "hint" }, t("replay.keys")),
@@ -171,7 +174,7 @@ class ReplayPage {
     const field = h("input", { type: "text", readonly: true, value: url, id: "replay-share-link", "aria-label": t("replay.share_label"), class: "share-link" });
     const status = h("span", { class: "hint", "aria-live": "polite" });
     const copy = () => {
-      const done = () => setText(status, t("replay.copied"));
+      const done = () => setText(status, t("common.copied"));
       if (navigator.clipboard && navigator.clipboard.writeText) {
         navigator.clipboard.writeText(url).then(done, () => field.select());
       } else {
@@ -180,7 +183,7 @@ class ReplayPage {
     };
     return h("p", { class: "replay-share" },
       t("replay.share_about"), " ",
-      field, " ", h("button", { type: "button", class: "btn small", id: "replay-share-copy", onclick: copy }, t("replay.copy")), " ", status);
+      field, " ", h("button", { type: "button", class: "btn small", id: "replay-share-copy", onclick: copy }, t("common.copy")), " ", status);
   }
 
   steps() {

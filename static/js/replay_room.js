@@ -11,7 +11,10 @@
 
 import { api, session } from "./api.js";
 import { addStylesheet, h, fill, setText, toast } from "./dom.js";
-import { t } from "./i18n.js";
+import { loadSection, t } from "./i18n.js";
+
+// This module's words (<lang>.room.json), before anything of it is drawn.
+await loadSection("room");
 
 const RETRY_MS = 2000;
 
@@ -134,7 +137,7 @@ export class ReplayRoom {
       h("div", { class: "room-grid" },
         h("div", { class: "room-people" },
           h("p", { class: "room-link-row" }, e.link, " ",
-            h("button", { type: "button", class: "btn", id: "room-link-copy", onclick: () => this.copy() }, t("replay.copy")), " ", e.copied),
+            h("button", { type: "button", class: "btn", id: "room-link-copy", onclick: () => this.copy() }, t("common.copy")), " ", e.copied),
           e.members, e.handOver, e.take),
         h("div", { class: "room-chat" }, e.chatLog, e.chatForm)));
     this.updateLink();
@@ -328,7 +331,7 @@ export class ReplayRoom {
 
   copy() {
     const field = this.el.link;
-    const done = () => setText(this.el.copied, t("replay.copied"));
+    const done = () => setText(this.el.copied, t("common.copied"));
     if (navigator.clipboard && navigator.clipboard.writeText) {
       navigator.clipboard.writeText(field.value).then(done, () => field.select());
     } else {

@@ -10,7 +10,10 @@
 import { api, session, wsUrl } from "./api.js";
 import { cardShort, renderCard } from "./cards.js";
 import { h, fill, setText } from "./dom.js";
-import { formatNumber, language, plural, t } from "./i18n.js";
+import { formatNumber, language, loadSection, plural, t } from "./i18n.js";
+
+// This module's words (<lang>.review.json), before anything of it is drawn.
+await loadSection("review");
 
 // A mark: the symbol (as in chess annotations), its word, and its order (worst last).
 export const MARKS = {

@@ -3,7 +3,10 @@
 // `values` are the table's rule values (the preset's values with the table's options over them).
 // The words are the catalog's rules.* texts (static/js/i18n.js).
 
-import { t } from "./i18n.js";
+import { loadSection, t } from "./i18n.js";
+
+// This module's words (<lang>.rules.json), before anything of it is drawn.
+await loadSection("rules");
 
 const PASS_CYCLES = ["left", "right", "lr", "lra", "lrah", "dealer"];
 

@@ -150,13 +150,14 @@ class TablePage {
     this.socket.connect();
   }
 
-  onFinal(code, error) {
+  async onFinal(code, error) {
     if (code === "bad_token") {
       session.clear();
       toast(t("table.gone.session"), "error");
       this.connect();
       return;
     }
+    await loadSection("error"); // the refusals' words, at the first one
     const words = {
       forbidden: error && error.code === "bad_origin"
         ? t("table.gone.bad_origin")
@@ -268,7 +269,7 @@ class TablePage {
     page.dataset.unanswered = String(this.pending.size);
   }
 
-  onError(msg) {
+  async onError(msg) {
     const pending = msg.id ? this.pending.get(msg.id) : null;
     if (pending && msg.code === "store_unavailable" && (pending.retries || 0) < 5) {
       // Nothing was applied and the server asks to try again: the command stays pending and
@@ -287,6 +288,7 @@ class TablePage {
     this.markPending();
     const ctx = pending ? pending.ctx : {};
     if (pending && msg.code === "stale_version" && this.retryAuto(pending)) return;
+    await loadSection("error"); // the refusals' words, at the first one
     const words = reasonWords(msg.code, msg.message, { ...ctx, ...this.reasonContext(), values: msg.values });
     if (pending && pending.msg.type === "move") {
       this.lastError = { code: msg.code, text: words };

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from app.i18n import CATALOG_DIR, LANGUAGES
+from bench.catalogs import page_files, pages
 from tests.e2e.helpers import (
     DESKTOP,
     PHONE,
@@ -117,6 +118,15 @@ def table_in_language(page: Any, lang: str) -> None:
     assert tricks in (seat.locator(".i-tricks").text_content() or "")
 
 
+def catalogs_fetched(page: Any) -> set[str]:
+    """The catalog files this document has fetched (static/i18n/<lang>[.<section>].json)."""
+    names: list[str] = page.evaluate(
+        "performance.getEntriesByType('resource').map(e => e.name)"
+        ".filter(n => n.includes('/i18n/')).map(n => n.split('/').pop())"
+    )
+    return set(names)
+
+
 def rules_read(page: Any, lang: str, state: str) -> None:
     page.click("#rules-button")
     page.locator("#rules-dialog[open]").wait_for()
@@ -156,6 +166,9 @@ def test_a_visitor_plays_in_their_language_and_switches_without_a_reload(
         pass_first_cards(page)
         wait_for(lambda: my_turn(page), what="the first turn")
         table_in_language(page, first)
+        # The table's words came in the files bench.catalogs counts for it (within the 15 KB
+        # budget), the refusals' words not before the first refusal.
+        assert catalogs_fetched(page) == set(page_files(first, pages()["table"]))
         illegal = [c["card"] for c in view_state(page)["hand"] if not c["legal"]]
         before = page_version(page)
         page.click(
@@ -164,6 +177,7 @@ def test_a_visitor_plays_in_their_language_and_switches_without_a_reload(
         settle(page, before)
         reason = wait_for(lambda: visible_text(page, "#move-error"), what="the refusal")
         assert reason.startswith(WORDS[first]["reason"]), reason
+        assert f"{first}.error.json" in catalogs_fetched(page)
         checked(page, f"languages-refused-{first}")
         # A claim at the first trick: refused, and why, in the language (the server sends the
         # reason as a named value, never a sentence for the page to show).
@@ -192,6 +206,13 @@ def test_a_visitor_plays_in_their_language_and_switches_without_a_reload(
         page.evaluate("() => { window.__shifts = []; }")
         assert still_same_document(page)
         in_language(page, then)
+        # The new language's words: the same files as the first's, the refusals' too.
+        wanted = {
+            f"{then}{name[len(first) :]}"
+            for name in catalogs_fetched(page)
+            if name.startswith(f"{first}.")
+        }
+        assert wanted <= catalogs_fetched(page), wanted - catalogs_fetched(page)
         rules_read(page, then, f"{first}-{then}")
         cookies = {c["name"]: c["value"] for c in page.context.cookies()}
         assert cookies.get("hearts_lang") == then

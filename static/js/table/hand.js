@@ -4,7 +4,7 @@
 
 import { cardLabel, renderCard, sortCards } from "../cards.js";
 import { fill, setText } from "../dom.js";
-import { plural, t } from "../i18n.js";
+import { loadSection, plural, t } from "../i18n.js";
 import { reasonWords } from "../labels.js";
 import { handTricks, labelRow } from "./util.js";
 
@@ -251,6 +251,18 @@ export class HandPart {
     }
   }
 
+  /** A click the page refuses itself, as the server would (`code`), in the refusals' words:
+   *  they load at the page's first refusal, so the line is written when they are in (unless
+   *  something else took the line meanwhile). */
+  refuseHere(code) {
+    const before = this.lastError;
+    loadSection("error").then(() => {
+      if (this.lastError !== before) return;
+      this.lastError = { code, text: reasonWords(code) };
+      this.renderError();
+    });
+  }
+
   onCardClick(code, source) {
     const v = this.view;
     if (!v || this.seat === null) return;
@@ -262,11 +274,10 @@ export class HandPart {
         this.renderError();
         return;
       }
+      this.lastError = null;
       if (!v.legal.cards.includes(code)) {
         this.selected.delete(code);
-        this.lastError = { code: "pass_forbidden_card", text: reasonWords("pass_forbidden_card") };
-      } else {
-        this.lastError = null;
+        this.refuseHere("pass_forbidden_card");
       }
       this.renderActions();
       this.renderCards();
@@ -281,8 +292,12 @@ export class HandPart {
     }
     if (this.prechooseClick(code, source)) return; // not my turn: chosen in advance
     if (v.phase === "pass") {
-      this.lastError = { code: "already_passed", text: v.passed[this.seat] ? reasonWords("already_passed") : t("table.hand.wait_passing") };
-      this.renderError();
+      if (v.passed[this.seat]) {
+        this.refuseHere("already_passed");
+      } else {
+        this.lastError = { code: "already_passed", text: t("table.hand.wait_passing") };
+        this.renderError();
+      }
       return;
     }
     if (v.legal && v.legal.type === "play" && v.legal.faces && v.legal.cards.includes(code)) {

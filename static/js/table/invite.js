@@ -11,8 +11,8 @@ import { t } from "../i18n.js";
 /** A friend's presence in words (the lobby's friends panel says the same). */
 function stateWords(state) {
   const words = {
-    lobby: () => t("friends.in_lobby"), away: () => t("table.invite.away"), playing: () => t("table.invite.playing"),
-    watching: () => t("table.invite.watching"), offline: () => t("friends.offline"),
+    lobby: () => t("common.in_lobby"), away: () => t("table.invite.away"), playing: () => t("table.invite.playing"),
+    watching: () => t("table.invite.watching"), offline: () => t("common.offline"),
   };
   return (words[state] || words.offline)();
 }
