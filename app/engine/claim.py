@@ -98,6 +98,31 @@ def _card_info(t: Tables) -> tuple[tuple[object, ...], tuple[tuple[int, ...], ..
     return tuple(flags), tuple(lows)
 
 
+_Position = tuple[
+    tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], int, int, bool, int, int
+]
+
+
+def position(s: GameState) -> _Position:
+    """A state's position as the search's ``node`` and ``keep`` take it: the hands, the trick's
+    cards and their holders, the order of play, the suit led, the lead's face, hearts broken,
+    the trick's number and the Joker's half dummy."""
+    return (
+        s.hands,
+        s.trick_cards,
+        s.trick_holders,
+        s.order,
+        s.led_suit,
+        s.lead_face,
+        s.broken,
+        s.trick_no,
+        s.joker,
+    )
+
+
+# The search passes a position as separate arguments, not as one object: it visits up to
+# NODE_BUDGET positions per check, and unpacking an object at each would cost time. So node,
+# child and keep repeat one parameter list on purpose.
 class _Search:
     def __init__(
         self, s: GameState, seat: int, target: tuple[int, int] | None, budget: int = NODE_BUDGET
@@ -317,17 +342,7 @@ class _Search:
     # -- entry points ----------------------------------------------------------------------
 
     def root(self, s: GameState) -> bool:
-        return self.node(
-            s.hands,
-            s.trick_cards,
-            s.trick_holders,
-            s.order,
-            s.led_suit,
-            s.lead_face,
-            s.broken,
-            s.trick_no,
-            s.joker,
-        )
+        return self.node(*position(s))
 
     def keep(
         self,

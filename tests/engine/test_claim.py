@@ -24,7 +24,7 @@ from app.engine import (
     state_from_json,
     state_to_json,
 )
-from app.engine.claim import _Search, _targets, claim_wins_all, claimed_tricks
+from app.engine.claim import _Search, _targets, claim_wins_all, claimed_tricks, position
 from app.engine.moves import Claim, PlayCard
 
 from .helpers import code_of
@@ -100,17 +100,7 @@ def _all_lines(search: _Search, s: GameState, seat: int, hand_no: int) -> set[tu
         return {_points(s)}
     mover = seats_to_act(s)[0]
     if mover == seat:
-        _, (c, f) = search.keep(
-            s.hands,
-            s.trick_cards,
-            s.trick_holders,
-            s.order,
-            s.led_suit,
-            s.lead_face,
-            s.broken,
-            s.trick_no,
-            s.joker,
-        )
+        _, (c, f) = search.keep(*position(s))
         face = ("light", "dark")[f] if s.t.game == "double" and not s.trick_cards else None
         n = apply(s, seat, PlayCard(c, face))
         assert (
