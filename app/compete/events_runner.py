@@ -227,9 +227,11 @@ class EventRunner(ArenaSteps):
             humans[0],
             info["preset"],
             daily_options(info["preset"], self.hands),
-            compete={
+            compete={  # all but the seed public: the table page names the event and round
                 "kind": "event",
                 "event": event_id,
+                "name": info.get("name", ""),
+                "format": info["format"],
                 "round": round_no,
                 "table": info["table_no"],
                 "seed": seed,

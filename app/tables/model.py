@@ -283,8 +283,10 @@ class Table:
         )
 
     def public_json(self) -> dict[str, Any]:
-        """What every client of the table may see about it (no hidden card, no seed)."""
-        return {
+        """What every client of the table may see about it (no hidden card, no seed). A
+        competition's table shows no host: its creator is only the first player seated, and
+        its rules are the competition's (nobody starts, seats, invites or gives time there)."""
+        out = {
             **self._head_json(),
             "host_seat": self.seat_of(self.host) if self.host else None,
             "status": self.status,
@@ -318,6 +320,9 @@ class Table:
                 for i, s in enumerate(self.seats)
             ],
         }
+        if self.compete:
+            out["host"] = out["host_seat"] = None
+        return out
 
     def shared_address(self) -> list[list[int]]:
         """The seats whose players came from one address (groups of two or more)."""

@@ -36,6 +36,9 @@ async def test_a_competition_table_deals_from_its_seed_and_refuses_extras(
         "day": "2026-11-27",
         "preset": "classic",
     }
+    # no host at a competition's table: nobody's host powers or badge are shown
+    assert stored.host == ALICE.player_id
+    assert stored.public_json()["host"] is None and stored.public_json()["host_seat"] is None
     for attempt in (
         service.chat(table.id, ALICE, "hello"),
         service.sit(table.id, BOB, 1),
