@@ -99,6 +99,7 @@ class BotPool:
         self._own = executor is None
         self._executor: Executor = executor or ProcessPoolExecutor(max_workers=max(1, workers))
 
+    # choose_move's own parameters, passed on as they are: the worker process runs choose_move.
     async def choose(
         self,
         level: str,

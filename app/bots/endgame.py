@@ -82,6 +82,8 @@ class Solver:
                     shooter = i
         return tuple(settle_moon(self.t, list(got), bonus, shooter, self.moon_choice))
 
+    # _trick and _close take a position as separate arguments, one parameter list twice: the
+    # exact search visits many positions, and no object is built or unpacked at each.
     def _trick(
         self,
         hands: tuple[int, ...],

@@ -213,6 +213,9 @@ def rollout(sim: Sim) -> list[int]:
     """Play the hand out in place, every holder by the Standard policy; points per scorer."""
     st = standard_tables(sim.t)
     double = sim.t.game == "double"
+    # standard_policy's call written out (with the double game's first lead): rollouts make it
+    # at every card, and calling standard_policy instead took 11% longer (a classic hand from
+    # its first trick: 246-259 us a rollout inline, 277-287 us through the call; CPU time).
     while True:
         legal = sim.legal()
         d = standard_play(
