@@ -12,6 +12,8 @@ import sqlalchemy as sa
 import sqlmodel  # noqa: F401  (autogenerate may render sqlmodel types)
 ${imports if imports else ""}
 
+# A migration is frozen history: it spells out the schema as it was at its revision, so it
+# repeats the Alembic header and column lists of other revisions; those repeats stay.
 # revision identifiers, used by Alembic.
 revision: str = ${repr(up_revision)}
 down_revision: Union[str, Sequence[str], None] = ${repr(down_revision)}

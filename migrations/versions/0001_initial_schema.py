@@ -11,6 +11,8 @@ from alembic import op
 import sqlalchemy as sa
 
 
+# A migration is frozen history: it spells out the schema as it was at its revision, so it
+# repeats the Alembic header and column lists of other revisions; those repeats stay.
 # revision identifiers, used by Alembic.
 revision: str = '0001'
 down_revision: Union[str, Sequence[str], None] = None

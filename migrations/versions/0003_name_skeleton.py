@@ -13,6 +13,8 @@ from alembic import op
 
 from app.text import name_skeleton
 
+# A migration is frozen history: it spells out the schema as it was at its revision, so it
+# repeats the Alembic header and column lists of other revisions; those repeats stay.
 # revision identifiers, used by Alembic.
 revision: str = "0003"
 down_revision: str | Sequence[str] | None = "0002"

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+# A migration is frozen history: it spells out the schema as it was at its revision, so it
+# repeats the Alembic header and column lists of other revisions; those repeats stay.
 # revision identifiers, used by Alembic.
 revision: str = "0014"
 down_revision: str | Sequence[str] | None = "0013"
