@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
 from app.db.database import Database
 from app.db.models import (
@@ -252,13 +252,20 @@ def cancel(db: Database, player_id: str, to_id: str) -> None:
     _delete_request(db, player_id, to_id)
 
 
-def _delete_request(db: Database, from_id: str, to_id: str) -> None:
+def _delete_one(
+    db: Database, model: type[SQLModel], key: tuple[str, str], code: str, what: str
+) -> None:
+    """Delete the row of ``model`` with this primary key; a 404 ``code`` (``what``) if none."""
     with db.session() as session:
-        row = session.get(FriendRequest, (from_id, to_id))
+        row = session.get(model, key)
         if row is None:
-            raise FriendError("no_request", "there is no such request", 404)
+            raise FriendError(code, what, 404)
         session.delete(row)
         session.commit()
+
+
+def _delete_request(db: Database, from_id: str, to_id: str) -> None:
+    _delete_one(db, FriendRequest, (from_id, to_id), "no_request", "there is no such request")
 
 
 def remove(db: Database, player_id: str, friend_id: str) -> None:
@@ -309,12 +316,9 @@ def block(db: Database, player_id: str, target_id: str) -> Person:
 
 
 def unblock(db: Database, player_id: str, target_id: str) -> None:
-    with db.session() as session:
-        row = session.get(PlayerBlock, (player_id, target_id))
-        if row is None:
-            raise FriendError("not_blocked", "this player is not blocked", 404)
-        session.delete(row)
-        session.commit()
+    _delete_one(
+        db, PlayerBlock, (player_id, target_id), "not_blocked", "this player is not blocked"
+    )
 
 
 # --- the friend link and settings -----------------------------------------------------------
