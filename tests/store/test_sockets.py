@@ -32,6 +32,27 @@ async def subscribed(redis_client: aioredis.Redis, channel: str) -> tuple[Any, A
     return pubsub, read
 
 
+async def _table_on_a(
+    redis_client: aioredis.Redis,
+) -> tuple[SocketCounts, str, str, tuple[Any, Any]]:
+    """Instance A's socket counts, a new table's count key and channel, and a subscription to
+    that channel (``subscribed``)."""
+    table_id = "t" + uuid.uuid4().hex[:10]
+    channel = keys.channel(table_id)
+    counts = SocketCounts(redis_client, "A", LEASE_MS)
+    return counts, table_sockets_key(table_id), channel, await subscribed(redis_client, channel)
+
+
+async def _messages(read: Any, n: int) -> list[bytes]:
+    """The next ``n`` messages' data, each within 2 s."""
+    got: list[bytes] = []
+    while len(got) < n:
+        msg = await read(ignore_subscribe_messages=True, timeout=2)
+        assert msg is not None, got
+        got.append(msg["data"])
+    return got
+
+
 async def test_counts_holders_and_cap(redis_client: aioredis.Redis) -> None:
     a = SocketCounts(redis_client, "A", LEASE_MS)
     b = SocketCounts(redis_client, "B", LEASE_MS)
@@ -73,21 +94,13 @@ async def test_a_dead_instance_stops_counting_after_its_lease(
 
 
 async def test_changes_publish_the_viewer_count_in_order(redis_client: aioredis.Redis) -> None:
-    counts = SocketCounts(redis_client, "A", LEASE_MS)
-    table_id = "t" + uuid.uuid4().hex[:10]
-    k = table_sockets_key(table_id)
-    channel = keys.channel(table_id)
-    pubsub, read = await subscribed(redis_client, channel)
+    counts, k, channel, (pubsub, read) = await _table_on_a(redis_client)
     now = 1_000_000.0
     await counts.change(k, now, 1, "alice", report=["alice"], channel=channel)
     await counts.change(k, now, 1, "anon:1", report=["alice"], channel=channel)
     await counts.change(k, now, 1, "anon:2", report=["alice"], channel=channel)
     await counts.change(k, now, -1, "anon:1", report=["alice"], channel=channel)
-    got = []
-    while len(got) < 4:
-        msg = await read(ignore_subscribe_messages=True, timeout=2)
-        assert msg is not None, got
-        got.append(msg["data"])
+    got = await _messages(read, 4)
     await pubsub.aclose()
     assert got == [b'{"sp":0,"q":1}', b'{"sp":1,"q":2}', b'{"sp":2,"q":3}', b'{"sp":1,"q":4}']
 
@@ -95,11 +108,7 @@ async def test_changes_publish_the_viewer_count_in_order(redis_client: aioredis.
 async def test_a_recount_publishes_the_new_viewer_count(redis_client: aioredis.Redis) -> None:
     """Who sits changed but no socket did (a spectator took a seat): a change of 0 with the
     channel publishes the viewer count for the new seats, with a newer sequence number."""
-    counts = SocketCounts(redis_client, "A", LEASE_MS)
-    table_id = "t" + uuid.uuid4().hex[:10]
-    k = table_sockets_key(table_id)
-    channel = keys.channel(table_id)
-    pubsub, read = await subscribed(redis_client, channel)
+    counts, k, channel, (pubsub, read) = await _table_on_a(redis_client)
     now = 1_000_000.0
     await counts.change(k, now, 1, "alice", report=["alice"], channel=channel)
     watching = await counts.change(k, now, 1, "bob", report=["alice"], channel=channel)
@@ -108,11 +117,7 @@ async def test_a_recount_publishes_the_new_viewer_count(redis_client: aioredis.R
     assert sat.viewers == 0 and sat.seq == watching.seq + 1 and sat.sockets == 2
     # A plain read (no channel) publishes nothing and bumps nothing.
     assert (await counts.change(k, now, 0, report=["alice", "bob"])).seq == sat.seq
-    got = []
-    while len(got) < 3:
-        msg = await read(ignore_subscribe_messages=True, timeout=2)
-        assert msg is not None, got
-        got.append(msg["data"])
+    got = await _messages(read, 3)
     assert got == [b'{"sp":0,"q":1}', b'{"sp":1,"q":2}', b'{"sp":0,"q":3}']
     assert await read(ignore_subscribe_messages=True, timeout=0.3) is None
     # A recount of a table with no socket open publishes nothing.
