@@ -11,7 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from app.store import keys
-from app.tables import Actor, TableService
+from app.tables import Actor, Table, TableService
 from app.tables.limits import TooManyTables
 from tests.tables.test_service import ALICE, BOB, CAROL, Clock, drive_bots, make_service
 
@@ -68,14 +68,21 @@ async def test_over_the_player_limit_is_refused_and_stores_nothing(
     assert commits == [other.id]
 
 
+async def _one_table_allowed(
+    redis_client: aioredis.Redis, namespace: str, clock: Clock
+) -> tuple[TableService, Table]:
+    """A service allowing one table a host, and Alice's one-hand table against three
+    computers (her one table)."""
+    service, _ = make_service(redis_client, namespace, clock, max_tables_per_host=1)
+    bots = {str(seat): "easy" for seat in (1, 2, 3)}
+    return service, await service.create(ALICE, "classic", {"end": "hands", "hands": 1}, bots=bots)
+
+
 async def test_a_finished_game_frees_its_slot_and_a_rematch_takes_it_again(
     redis_client: aioredis.Redis, namespace: str
 ) -> None:
     clock = Clock()
-    service, _ = make_service(redis_client, namespace, clock, max_tables_per_host=1)
-    table = await service.create(
-        ALICE, "classic", {"end": "hands", "hands": 1}, bots={"1": "easy", "2": "easy", "3": "easy"}
-    )
+    service, table = await _one_table_allowed(redis_client, namespace, clock)
     with pytest.raises(TooManyTables):
         await service.create(ALICE, "classic")
     await finish_game(service, table.id, clock)
@@ -96,10 +103,7 @@ async def test_leaving_a_game_to_the_computers_frees_nothing_until_it_ends(
 ) -> None:
     """Otherwise one player could keep any number of computer-only games running."""
     clock = Clock()
-    service, _ = make_service(redis_client, namespace, clock, max_tables_per_host=1)
-    table = await service.create(
-        ALICE, "classic", {"end": "hands", "hands": 1}, bots={"1": "easy", "2": "easy", "3": "easy"}
-    )
+    service, table = await _one_table_allowed(redis_client, namespace, clock)
     await service.start(table.id, ALICE)
     await service.leave(table.id, ALICE)
     left, _ = await service.read(table.id)
