@@ -54,6 +54,23 @@ def settings_for(tmp_path: Any, hand_pause_ms: int = 0, **extra: Any) -> Setting
     )
 
 
+async def _sit_and_start(clients: list[Client]) -> int:
+    """Each client after the first sits in their seat and the first starts the game: the
+    version the start made."""
+    for i, client in enumerate(clients[1:], start=1):
+        reply = await client.command("sit", seat=i)
+        assert reply["type"] == "ack", reply
+    reply = await clients[0].command("start")
+    assert reply["type"] == "ack", reply
+    return int(reply["version"])
+
+
+async def _dealt(redis: Any, table_id: str, preset: str) -> tuple[int, engine.Rules]:
+    """The table's stored game: its deal seed and its rules."""
+    blob = orjson.loads(decode_state(await redis.get(keys.state_key(table_id))))
+    return int(blob["seed"]), engine.make_rules(preset, blob["options"])
+
+
 async def play_to_end(
     clients: list[Client], seats: list[int], seed: int
 ) -> dict[int, tuple[int, dict[str, Any]]]:
@@ -207,16 +224,9 @@ async def test_full_game_of_every_preset_with_leak_scan(
         for client in clients:
             await client.connect()
         await spectator.connect()
-        for i, client in enumerate(clients[1:], start=1):
-            reply = await client.command("sit", seat=i)
-            assert reply["type"] == "ack", reply
-        reply = await clients[0].command("start")
-        assert reply["type"] == "ack", reply
-        start_version = reply["version"]
+        start_version = await _sit_and_start(clients)
         redis = fakeredis.FakeAsyncRedis(server=fake)
-        blob = orjson.loads(decode_state(await redis.get(keys.state_key(table_id))))
-        seed = int(blob["seed"])
-        rules = engine.make_rules(preset, blob["options"])
+        seed, rules = await _dealt(redis, table_id, preset)
 
         applied = await play_to_end(clients, list(range(players)), seed)
 
@@ -250,14 +260,9 @@ async def test_compact_states_rebuild_the_full_views(tmp_path: Any) -> None:
         compact = Client(address, table_id, None, "compact")
         await full.connect()
         await compact.connect(compact=True)
-        for i, client in enumerate(clients[1:], start=1):
-            assert (await client.command("sit", seat=i))["type"] == "ack"
-        reply = await clients[0].command("start")
-        start_version = reply["version"]
+        start_version = await _sit_and_start(clients)
         redis = fakeredis.FakeAsyncRedis(server=fake)
-        blob = orjson.loads(decode_state(await redis.get(keys.state_key(table_id))))
-        seed = int(blob["seed"])
-        rules = engine.make_rules("classic", blob["options"])
+        seed, rules = await _dealt(redis, table_id, "classic")
         await redis.aclose()
         # The compact players' loop reads view["legal"], which every compact state carries.
         applied = await play_to_end(clients, [0, 1, 2, 3], seed)
@@ -354,15 +359,8 @@ async def test_one_hand_of_every_preset_across_two_instances_on_the_cluster(
                 spectators = [Client(x, table_id, None, f"{preset}-watch") for x in (a, b)]
                 for client in (*clients, *spectators):
                     await client.connect()
-                for i, client in enumerate(clients[1:], start=1):
-                    reply = await client.command("sit", seat=i)
-                    assert reply["type"] == "ack", reply
-                reply = await clients[0].command("start")
-                assert reply["type"] == "ack", reply
-                start_version = reply["version"]
-                blob = orjson.loads(decode_state(await redis.get(keys.state_key(table_id))))
-                seed = int(blob["seed"])
-                rules = engine.make_rules(preset, blob["options"])
+                start_version = await _sit_and_start(clients)
+                seed, rules = await _dealt(redis, table_id, preset)
                 applied = await play_to_end(clients, list(range(players)), seed)
                 for spectator in spectators:
                     final = await spectator.wait_state(lambda m: m["table"]["status"] == "over")
