@@ -132,9 +132,12 @@ class DailyPage {
       h("span", {}, plural("daily.deal_points", d.points, { deal: d.deal_no + 1 })),
       h("span", { class: "hint" }, " ", d.of ? plural("daily.matchpoints", d.of, { matchpoints: d.matchpoints }) : t("daily.nobody_yet")),
       h("button", { type: "button", class: "btn ghost", id: `compare-${d.deal_no}`, onclick: () => this.showDeal(d.deal_no) }, t("daily.compare"))));
+    // With nobody else on the same deals yet there is nothing to compare: no percentage.
+    const alone = !a.of;
     const summary = a.finished
-      ? h("p", { class: "daily-total" }, plural("daily.finished", a.of, { percent: pct(a.percent), matchpoints: a.matchpoints }))
-      : h("p", {}, plural("daily.so_far", data.deals, { done: a.deals_done, percent: pct(a.percent) }));
+      ? h("p", { class: "daily-total" }, alone ? t("daily.finished_alone")
+        : plural("daily.finished", a.of, { percent: pct(a.percent), matchpoints: a.matchpoints }))
+      : h("p", {}, plural(alone ? "daily.so_far_alone" : "daily.so_far", data.deals, { done: a.deals_done, percent: pct(a.percent) }));
     const play = a.finished ? null : h("a", { class: "btn primary", id: "daily-continue", href: `/?table=${encodeURIComponent(a.table_id)}` }, a.deals_done ? t("daily.continue") : t("daily.play"));
     fill(this.el.status, head, streak, summary, play ? h("div", { class: "row" }, play) : null, h("ol", { class: "daily-deals" }, rows));
   }

@@ -1,7 +1,8 @@
 """The daily challenge in a real browser: Ann (desktop) and Bob (phone) each open the daily
 from the top bar, play its deals against the Experts on the ordinary table page, follow "See how
 others did" to the daily page, and compare a deal (Bob sees his play beside Ann's); the
-leaderboard lists both. Both sizes are checked (axe-core, clipped text, overlaps) and
+leaderboard lists both. Ann, first to finish, is told that nobody else has played her deals
+yet (no percentage of nothing). Both sizes are checked (axe-core, clipped text, overlaps) and
 screenshots taken. The module's server deals 2 hands a day in 1 version, so both hold the same
 cards."""
 
@@ -84,7 +85,15 @@ def test_two_players_play_the_daily_and_compare(browser: Any, server: ServerInfo
             timeout=30,
             what="Ann on the day's board",
         )
+        # Nobody else has played her deals yet: she is told so, with no percentage (it was
+        # "50.0% (0 of 0 matchpoints)"); checked at both sizes
+        total = ann.page.locator(".daily-total").inner_text()
+        assert "nobody else has played your deals yet" in total and "%" not in total, total
+        assert "%" not in ann.page.locator(".daily-deals").inner_text()
         check_page(ann.page, "daily-finished", done)
+        ann.page.set_viewport_size(PHONE)
+        check_page(ann.page, "daily-finished", done)
+        ann.page.set_viewport_size(DESKTOP)
         _play_the_daily(bob, "bob", done, server)
         bob.page.click("#compare-0")
         bob.page.wait_for_selector(".daily-compare .daily-play >> nth=1")
