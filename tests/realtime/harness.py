@@ -169,6 +169,15 @@ async def create_table(address: str, token: str, **body: Any) -> dict[str, Any]:
         return data
 
 
+async def computers_table(address: str, token: str, level: str = "easy") -> str:
+    """A one-hand classic table of the token's player against three computers of ``level``:
+    its id."""
+    bots = {str(seat): level for seat in (1, 2, 3)}
+    options = {"end": "hands", "hands": 1}
+    created = await create_table(address, token, preset="classic", options=options, bots=bots)
+    return str(created["table"]["id"])
+
+
 class Client:
     """One WebSocket on one table, recording every message it receives."""
 

@@ -20,7 +20,13 @@ import pytest
 
 from app.store import keys
 from tests.conftest import REQUIRE_SERVICES
-from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
+from tests.realtime.harness import (
+    Client,
+    computers_table,
+    guest,
+    in_process_server,
+    pick_move,
+)
 from tests.realtime.test_games import settings_for
 from tests.realtime.test_instances import stored_once
 from tests.store.local_cluster import LocalCluster
@@ -59,15 +65,7 @@ async def test_play_resumes_by_itself_after_the_tables_master_fails_over(
             ) as b,
         ):
             token, _ = await guest(a, "Ann")
-            table_id = (
-                await create_table(
-                    a,
-                    token,
-                    preset="classic",
-                    options={"end": "hands", "hands": 1},
-                    bots={str(seat): "easy" for seat in (1, 2, 3)},
-                )
-            )["table"]["id"]
+            table_id = await computers_table(a, token)
             ann = Client(a, table_id, token, "ann")
             watcher = Client(b, table_id, None, "watcher")
             await ann.connect()

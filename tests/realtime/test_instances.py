@@ -26,6 +26,7 @@ from app.settings import Settings
 from tests.conftest import cluster_redis_url, drop_namespace, real_redis_url
 from tests.realtime.harness import (
     Client,
+    computers_table,
     create_table,
     guest,
     in_process_server,
@@ -253,15 +254,7 @@ async def computers_take_over_when_an_instance_is_killed(
     """A table of computers plays; A is killed (SIGKILL: nothing handed back). B claims the
     turns A held once their leases run out, and plays the game to its end."""
     token, _ = await guest(a, "Host")
-    table_id = (
-        await create_table(
-            a,
-            token,
-            preset="classic",
-            options={"end": "hands", "hands": 1},
-            bots={str(seat): "easy" for seat in (1, 2, 3)},
-        )
-    )["table"]["id"]
+    table_id = await computers_table(a, token)
     host = Client(a, table_id, token, "host")
     await host.connect()
     started = await host.command("start")

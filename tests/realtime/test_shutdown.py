@@ -29,6 +29,7 @@ from tests.conftest import real_redis_url
 from tests.realtime.harness import (
     Client,
     children,
+    computers_table,
     create_table,
     guest,
     pick_move,
@@ -191,15 +192,7 @@ async def test_sigterm_sends_players_and_due_work_to_the_other_instance(
             # A second table, of computers only, that nobody is connected to (its host
             # started it and left): no socket closes there when A stops.
             carl_token, _ = await guest(a, "Carl")
-            robots = (
-                await create_table(
-                    a,
-                    carl_token,
-                    preset="classic",
-                    options={"end": "hands", "hands": 1},
-                    bots={str(seat): "standard" for seat in (1, 2, 3)},
-                )
-            )["table"]["id"]
+            robots = await computers_table(a, carl_token, "standard")
             carl = Client(a, robots, carl_token, "carl")
             await carl.connect()
             assert (await carl.command("start"))["type"] == "ack"
