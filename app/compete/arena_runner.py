@@ -28,7 +28,8 @@ LAST_CALL_SECONDS = 60.0
 class RoundSteps(Protocol):
     """What the arena's steps use of the runner they are mixed into
     (app.compete.events_runner.EventRunner): its database and table service, and its way to
-    make a round's table and to follow one to its end."""
+    make a round's table and to follow one to its end. The signatures repeat the runner's on
+    purpose: the runner imports this module, so this one states them instead of importing it."""
 
     database: Database
     tables: Any  # app.tables.TableService
