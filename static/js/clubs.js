@@ -1,17 +1,18 @@
 // Clubs (/?clubs=1: my clubs and a new one; /?club=ID[&link=TOKEN]: one club): join by the
 // club's link or a request, the members, join requests and the link for admins, the club's
-// chat and announcements, its standings in the daily challenge (docs/compete.md "Clubs"), and
-// its events, with the form that schedules one for admins (static/js/events.js). Words: the
-// catalog's clubs.* (i18n.js); app.js draws the page again on a change of language.
+// chat and announcements, its standings over its events and in the daily challenge
+// (docs/compete.md "Clubs"), and its events, with the form that schedules one for admins
+// (static/js/events.js). Words: the catalog's clubs.* (i18n.js); app.js draws the page again
+// on a change of language.
 
 import { api, checkSession, session } from "./api.js";
 import { h, fill, toast } from "./dom.js";
 import { clubEvents } from "./events.js";
 import { formatNumber, loadSection, plural, t } from "./i18n.js";
 
-// This module's words (<lang>.clubs.json, and <lang>.daily.json for the daily's standings),
-// before anything of it is drawn.
-await loadSection("clubs", "daily");
+// This module's words (<lang>.clubs.json, <lang>.daily.json for the daily's standings and
+// <lang>.events.json for the events' standings), before anything of it is drawn.
+await loadSection("clubs", "daily", "events");
 
 export function mountClubs(root, clubId, link) {
   const page = new ClubsPage(root, clubId, link);
@@ -125,7 +126,7 @@ class ClubsPage {
     }
     if (club.role) parts.push(await clubEvents(this.clubId, club.role !== "member")); // members' only
     if (club.role) parts.push(await this.chat(id, club.role !== "member"));
-    if (club.open || club.role) parts.push(await this.standings(id)); // a closed club's are its members'
+    if (club.open || club.role) parts.push(...await this.standings(id)); // a closed club's are its members'
 
     fill(this.root, ...parts);
   }
@@ -150,10 +151,29 @@ class ClubsPage {
       lines.length ? h("ul", { class: "club-posts" }, lines) : h("p", { class: "hint" }, t("clubs.nothing_said")));
   }
 
+  /** The club's standings of the month: over its events (each event's places as points),
+   *  then in the daily challenge. */
   async standings(id) {
     const data = await this.call(`/api/clubs/${id}/standings`);
     const rows = data ? data.lines.map((l) => h("li", { value: l.rank }, l.name, " ", h("span", { class: "hint" }, plural("daily.over_days", l.days, { total: formatNumber(l.total, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) })))) : [];
-    return h("section", { class: "panel" }, h("h2", {}, t("clubs.standings")),
-      rows.length ? h("ol", { class: "daily-board" }, rows) : h("p", { class: "hint" }, t("clubs.no_standings")));
+    return [this.eventStandings(data ? data.events : null),
+      h("section", { class: "panel" }, h("h2", {}, t("clubs.standings")),
+        rows.length ? h("ol", { class: "daily-board" }, rows) : h("p", { class: "hint" }, t("clubs.no_standings")))];
+  }
+
+  eventStandings(events) {
+    const me = session.player ? session.player.id : null;
+    const lines = events ? events.lines : [];
+    const body = lines.length
+      ? h("div", { class: "club-scroll" }, h("table", { class: "event-standings club-event-standings" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("events.place")), h("th", { scope: "col" }, t("common.player")),
+          h("th", { scope: "col" }, t("clubs.points")), h("th", { scope: "col" }, t("clubs.events_played")))),
+        h("tbody", {}, lines.map((l) => h("tr", { class: l.player_id === me ? "mine" : "" },
+          h("td", {}, formatNumber(l.rank)), h("th", { scope: "row" }, l.name),
+          h("td", {}, formatNumber(l.points, { maximumFractionDigits: 1 })), h("td", {}, formatNumber(l.events)))))))
+      : h("p", { class: "hint" }, t("clubs.no_event_standings"));
+    return h("section", { class: "panel", "aria-labelledby": "club-event-standings-title" },
+      h("h2", { id: "club-event-standings-title" }, t("clubs.event_standings")),
+      h("p", { class: "hint" }, t("clubs.event_scoring")), body);
   }
 }

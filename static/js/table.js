@@ -482,7 +482,7 @@ class TablePage {
     for (const part of RENDER_PARTS) this.renderPart(part);
     this.markPending();
     const myTurn = v && v.legal && this.seat !== null;
-    const title = t("table.title", { name: this.presetLabel() });
+    const title = t("table.title", { name: this.tableName() }); // an event's table: the event and round
     document.title = myTurn ? t("table.title_turn", { title }) : title;
   }
 

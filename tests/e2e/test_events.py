@@ -1,11 +1,13 @@
-"""A club event in a real browser: Ann makes a club, Bob joins it; Ann schedules an event
-from the club page (a start in the past and too many rounds are refused next to the form,
-then one that starts in a few seconds), both register on its page, the event starts, each
-follows "Go to your table" (the computer plays for them until they come) and plays the round,
-goes back to the event from the game-over panel (no rematch there), and both see the round in
-the standings. Run with Ann on a desktop and Bob on a phone, then the other way round, so
-each page is checked at both sizes (axe-core, clipped text, overlaps). The module's server
-plays 2 hands a round, so both surely play whenever they come.
+"""A club event in a real browser: Ann makes a club, Bob joins it; Ann schedules an event from
+the club page (a start in the past and too many rounds are refused next to the form, then
+one that starts in a few seconds), both register on its page, the event starts, each follows
+"Go to your table" (the computer plays for them until they come) and plays the round, goes
+back to the event from the game-over panel (no rematch there), and both see the round in the
+standings, then the club's standings over its events on the club page. At the table there is
+no "Host" badge, and its head and title name the event and round. Run with Ann on a desktop
+and Bob on a phone, then the other way round, so each page is checked at both sizes
+(axe-core, clipped text, overlaps). The module's server plays 2 hands a round, so both surely
+play whenever they come.
 
 Then a short arena check (no second journey): Ann schedules an arena from the form (a length
 refused, then 5 minutes starting in a few seconds), pauses before it starts and resumes on its
@@ -66,10 +68,10 @@ def _error_shown(page: Any, words: str) -> None:
     wait_for(lambda: words in page.locator("#event-error").inner_text(), what=words)
 
 
-def _go_and_play(players: list[Player]) -> dict[str, int]:
+def _go_and_play(players: list[Player], title: str) -> dict[str, int]:
     """Each follows "Go to your table" (coming to it takes the seat back from the computer,
-    which played for them until then) and plays (first legal cards) until the game is over;
-    how many moves each made."""
+    which played for them until then), finds the table named ``title`` (the event and round)
+    and plays (first legal cards) until the game is over; how many moves each made."""
     for player in players:
         player.page.click("#event-go")
     for player in players:  # seated: their socket at the table ends the computer's stand-in
@@ -77,6 +79,12 @@ def _go_and_play(players: list[Player]) -> dict[str, int]:
         # a competition's table: no chat to type into, no invite link (both refused there)
         assert player.page.locator("#chat-input").is_hidden()
         assert player.page.locator("button >> text=Copy invite link").is_hidden()
+        # and no host: nobody's "Host" badge; the head and the title name the event and round
+        page = player.page
+        assert page.locator(".seat .tag", has_text="Host").count() == 0
+        head = page.locator(".table-title")
+        wait_for(lambda head=head: head.inner_text() == title, what=title)
+        assert title in page.title(), page.title()
     moves = {player.name: 0 for player in players}
     pages = [player.page for player in players]
 
@@ -181,7 +189,7 @@ def test_a_club_event_from_scheduling_to_the_standings(
         check_page(page, "event-seated", done, SHOTS)
         check_page(bob.page, "event-seated", done, SHOTS)
 
-        moves = _go_and_play([ann, bob])
+        moves = _go_and_play([ann, bob], "Friday cup, round 1")
         assert all(moves.values()), moves  # both played at their table
 
         # The game-over panel leads back to the event (an event's table has no rematch), and
@@ -207,6 +215,17 @@ def test_a_club_event_from_scheduling_to_the_standings(
             assert player.page.locator("#event-go, #event-register, #event-withdraw").count() == 0
         check_page(page, "event-finished", done, SHOTS)
         check_page(bob.page, "event-finished", done, SHOTS)
+        # The club's standings over its events: both, by their place in the event (1 point
+        # for the player above the other, 1/2 each when level)
+        for player in (ann, bob):
+            player.page.goto(club_url)
+            player.page.wait_for_selector(".club-event-standings tbody tr >> nth=1")
+            rows = player.page.locator(".club-event-standings tbody tr").all_inner_texts()
+            assert any("Ann" in r for r in rows) and any("Bob" in r for r in rows), rows
+            points = player.page.locator(".club-event-standings tbody td:nth-child(3)")
+            assert sorted(points.all_inner_texts()) in (["0", "1"], ["0.5", "0.5"]), rows
+            check_page(player.page, "club-event-standings", done, SHOTS)
+        snap(page, SHOTS, f"club-event-standings-{ann_size['width']}")
         # The console's line for the refused form (rounds) is the one expected
         errors = [e for e in ann.page.js_errors + bob.page.js_errors if "status of 422" not in e]
         assert not errors, errors

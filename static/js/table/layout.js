@@ -4,7 +4,7 @@
 
 import { SUIT_SYMBOLS } from "../cards.js";
 import { h, fill, setText, toast } from "../dom.js";
-import { t } from "../i18n.js";
+import { formatNumber, t } from "../i18n.js";
 import { rulesLines } from "../rules_words.js";
 import { moreTimeApplies, moreTimeButton, paceBadge } from "./moretime.js";
 
@@ -115,10 +115,22 @@ export class LayoutPart {
     this.seatEls = new Map();
   }
 
+  /** What the head and the page's title call the table: an event's table names the event
+   *  and its round (an arena's, whose games are not rounds, the event), a daily's the daily
+   *  challenge, any other its game. */
+  tableName() {
+    const c = this.table && this.table.compete;
+    if (c && c.kind === "event" && c.name) {
+      return c.format === "arena" ? c.name : t("table.head.event_round", { name: c.name, round: formatNumber(c.round) });
+    }
+    if (c && c.kind === "daily") return t("table.head.daily");
+    return this.presetLabel();
+  }
+
   renderHead() {
     const tb = this.table;
     if (!tb) return;
-    setText(this.el.title, this.presetLabel());
+    setText(this.el.title, this.tableName());
     const badges = [];
     const v = this.view;
     const game = this.gameOf();
