@@ -152,15 +152,23 @@ def appears_offline(db: Database, player_id: str) -> bool:
 # --- requests and friendships ---------------------------------------------------------------
 
 
-def _befriend(session: Session, a: str, b: str) -> None:
-    session.execute(
-        sa.delete(FriendRequest).where(
-            sa.or_(
-                sa.and_(col(FriendRequest.from_id) == a, col(FriendRequest.to_id) == b),
-                sa.and_(col(FriendRequest.from_id) == b, col(FriendRequest.to_id) == a),
-            )
-        )
+def _both_ways(first: Any, second: Any, a: str, b: str) -> sa.ColumnElement[bool]:
+    """Rows that link ``a`` and ``b`` in either direction (``first``, ``second``: the columns)."""
+    return sa.or_(
+        sa.and_(col(first) == a, col(second) == b),
+        sa.and_(col(first) == b, col(second) == a),
     )
+
+
+def _drop_requests(session: Session, a: str, b: str) -> None:
+    """Any friend request between ``a`` and ``b``, whoever sent it, is gone."""
+    session.execute(
+        sa.delete(FriendRequest).where(_both_ways(FriendRequest.from_id, FriendRequest.to_id, a, b))
+    )
+
+
+def _befriend(session: Session, a: str, b: str) -> None:
+    _drop_requests(session, a, b)
     if not are_friends(session, a, b):
         session.add(Friendship(player_id=a, friend_id=b))
         session.add(Friendship(player_id=b, friend_id=a))
@@ -278,12 +286,7 @@ def remove(db: Database, player_id: str, friend_id: str) -> None:
 
 def _unfriend(session: Session, a: str, b: str) -> None:
     session.execute(
-        sa.delete(Friendship).where(
-            sa.or_(
-                sa.and_(col(Friendship.player_id) == a, col(Friendship.friend_id) == b),
-                sa.and_(col(Friendship.player_id) == b, col(Friendship.friend_id) == a),
-            )
-        )
+        sa.delete(Friendship).where(_both_ways(Friendship.player_id, Friendship.friend_id, a, b))
     )
 
 
@@ -295,20 +298,7 @@ def block(db: Database, player_id: str, target_id: str) -> Person:
             raise FriendError("self_block", "you cannot block yourself", 422)
         target = _person(session, target_id)
         _unfriend(session, player_id, target_id)
-        session.execute(
-            sa.delete(FriendRequest).where(
-                sa.or_(
-                    sa.and_(
-                        col(FriendRequest.from_id) == player_id,
-                        col(FriendRequest.to_id) == target_id,
-                    ),
-                    sa.and_(
-                        col(FriendRequest.from_id) == target_id,
-                        col(FriendRequest.to_id) == player_id,
-                    ),
-                )
-            )
-        )
+        _drop_requests(session, player_id, target_id)
         if not _blocked(session, player_id, target_id):
             session.add(PlayerBlock(player_id=player_id, blocked_id=target_id))
         session.commit()
