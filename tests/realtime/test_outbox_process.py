@@ -19,6 +19,7 @@ from app.outbox_process import OUTBOX_NICE
 from app.settings import Settings
 from app.store import keys, make_redis
 from tests.conftest import real_redis_url
+from tests.db.test_deployment import RECORD
 
 pytestmark = pytest.mark.asyncio
 
@@ -33,20 +34,9 @@ async def test_outbox_process_writes_records_and_stops(tmp_path: Path, namespace
         secret_key="test-secret-key-0123456789",
     )
     redis = make_redis(settings.redis_url)
-    record = {
-        "kind": "game",
-        "table_id": "t1",
-        "game_no": 1,
-        "preset": "classic",
-        "options": {},
-        "seats": [{"bot_level": "easy"}] * 4,
-        "totals": [10, 20, 30, 40],
-        "winners": [0],
-        "ended": "finished",
-    }
     # To its table's shard's stream, as a commit would: the process reads every shard's.
     stream = keys.results_key(namespace, keys.shard_of("t1"))
-    await redis.xadd(stream, {"event": orjson.dumps(record)})
+    await redis.xadd(stream, {"event": orjson.dumps(RECORD)})  # a game of table t1
     outbox = OutboxProcess(settings)
     outbox.start()
     database = make_database(url)
