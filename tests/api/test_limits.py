@@ -21,7 +21,7 @@ import app.main as main
 from app.db.models import Player
 from app.settings import Settings, load_settings
 from tests.conftest import real_redis_url
-from tests.realtime.harness import in_process_server, subprocess_server
+from tests.realtime.harness import in_process_server, two_subprocess_servers
 
 SECRET = "limits-test-secret-0123456789"
 
@@ -213,12 +213,7 @@ async def two_instances(kind: str, tmp_path: Path, **limits: int) -> AsyncIterat
         **{f"HEARTS_{name.upper()}": str(value) for name, value in limits.items()},
     }
     try:
-        with (
-            subprocess_server({**env, "HEARTS_INSTANCE_ID": "A"}) as (a, _),
-            subprocess_server(
-                {**env, "HEARTS_INSTANCE_ID": "B", "HEARTS_MIGRATE_ON_START": "false"}
-            ) as (b, _),
-        ):
+        with two_subprocess_servers(env) as ((a, _), (b, _)):
             yield [a, b]
     finally:
         client = redis.Redis.from_url(real_redis_url())

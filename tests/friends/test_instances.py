@@ -16,7 +16,7 @@ import redis
 from app.settings import Settings
 from tests.conftest import real_redis_url
 from tests.friends.helpers import COMMON, SECRET, Person, account, befriend, presence_of
-from tests.realtime.harness import Client, create_table, in_process_server, subprocess_server
+from tests.realtime.harness import Client, create_table, in_process_server, two_subprocess_servers
 
 pytestmark = pytest.mark.asyncio
 
@@ -45,12 +45,7 @@ async def two_instances(kind: str, database_url: str) -> AsyncIterator[tuple[str
         "HEARTS_MAX_TABLES_PER_ADDRESS": "0",
     }
     try:
-        with (
-            subprocess_server({**env, "HEARTS_INSTANCE_ID": "A"}) as (a, _),
-            subprocess_server(
-                {**env, "HEARTS_INSTANCE_ID": "B", "HEARTS_MIGRATE_ON_START": "false"}
-            ) as (b, _),
-        ):
+        with two_subprocess_servers(env) as ((a, _), (b, _)):
             yield a, b
     finally:  # keys without expiry
         client = redis.Redis.from_url(real_redis_url())

@@ -98,6 +98,21 @@ def subprocess_server(
 
 
 @contextlib.contextmanager
+def two_subprocess_servers(
+    env: dict[str, str],
+) -> Iterator[tuple[tuple[str, subprocess.Popen[bytes]], tuple[str, subprocess.Popen[bytes]]]]:
+    """Instances A and B (``subprocess_server``) on one ``env``, started one after the other:
+    A migrates the database, B does not; yields A's and B's (host:port, process)."""
+    with (
+        subprocess_server({**env, "HEARTS_INSTANCE_ID": "A"}) as first,
+        subprocess_server(
+            {**env, "HEARTS_INSTANCE_ID": "B", "HEARTS_MIGRATE_ON_START": "false"}
+        ) as second,
+    ):
+        yield first, second
+
+
+@contextlib.contextmanager
 def subprocess_servers(
     envs: list[dict[str, str]], outputs: list[Path | None] | None = None
 ) -> Iterator[list[tuple[str, subprocess.Popen[bytes]]]]:

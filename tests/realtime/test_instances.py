@@ -31,7 +31,7 @@ from tests.realtime.harness import (
     guest,
     in_process_server,
     pick_move,
-    subprocess_server,
+    two_subprocess_servers,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -122,10 +122,7 @@ async def two_instances(
     }
     with (
         dropped_afterwards(kind, namespace),
-        subprocess_server({**env, "HEARTS_INSTANCE_ID": "A"}) as (a, proc_a),
-        subprocess_server(
-            {**env, "HEARTS_INSTANCE_ID": "B", "HEARTS_MIGRATE_ON_START": "false"}
-        ) as (b, _),
+        two_subprocess_servers(env) as ((a, proc_a), (b, _)),
     ):
         yield a, b, proc_a
 
