@@ -176,13 +176,21 @@ def test_who_may_ask_and_a_review_is_computed_once(tmp_path: Path) -> None:
         assert wait_done(client, private, 0, f"&share={token}")["status"] == "done"
 
 
+def _alice_bob_and_a_game(
+    client: TestClient,
+) -> tuple[str, dict[str, str], dict[str, str], int, str]:
+    """Alice (her id and headers), Bob's headers, a stored game Alice played in seat 0 against
+    computers, and its review URL."""
+    alice, alice_auth = person(client, "Alice")
+    _, bob_auth = person(client, "Bob")
+    game = store_game(_db(client), [alice, None, None, None])
+    return alice, alice_auth, bob_auth, game, f"/api/games/{game}/review"
+
+
 def test_new_reviews_are_limited_per_player_per_hour(tmp_path: Path) -> None:
     with server(tmp_path, review_requests_per_hour=2, run_review_jobs=False) as client:
         database = _db(client)
-        alice, alice_auth = person(client, "Alice")
-        _, bob_auth = person(client, "Bob")
-        game = store_game(database, [alice, None, None, None])
-        url = f"/api/games/{game}/review"
+        alice, alice_auth, bob_auth, game, url = _alice_bob_and_a_game(client)
         assert client.post(url, json={"seat": 0}, headers=alice_auth).status_code == 202
         assert client.post(url, json={"seat": 1}, headers=alice_auth).status_code == 202
         # Asking again for a review that exists costs nothing.
@@ -493,10 +501,7 @@ def test_a_review_whose_instance_was_killed_is_finished_by_another(
 def test_the_queue_is_bounded_for_the_whole_deployment(tmp_path: Path) -> None:
     with server(tmp_path, review_queue_max=2, run_review_jobs=False) as client:
         database = _db(client)
-        alice, alice_auth = person(client, "Alice")
-        _, bob_auth = person(client, "Bob")
-        game = store_game(database, [alice, None, None, None])
-        url = f"/api/games/{game}/review"
+        alice, alice_auth, bob_auth, game, url = _alice_bob_and_a_game(client)
         assert client.post(url, json={"seat": 0}, headers=alice_auth).status_code == 202
         assert client.post(url, json={"seat": 1}, headers=bob_auth).status_code == 202
         full = client.post(url, json={"seat": 2}, headers=bob_auth)
