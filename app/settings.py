@@ -75,7 +75,10 @@ def parse_cluster_url(url: str) -> ClusterUrl:
 
 
 class Settings(BaseSettings):
-    """Every knob of the server; each one can be set as ``HEARTS_<NAME>``."""
+    """Every knob of the server; each one can be set as ``HEARTS_<NAME>``.
+
+    One setting a line with its bounds: runs of settings of one kind look alike line for line
+    (a duplicate finder lists them), but each line is a setting of its own."""
 
     model_config = SettingsConfigDict(env_prefix="HEARTS_", extra="ignore", frozen=True)
 
