@@ -173,24 +173,16 @@ async def test_a_private_tables_game_reaches_sql_private(
     redis_client: aioredis.Redis, namespace: str, tmp_path: Any
 ) -> None:
     """The table writer's records say the table was private; the stored game is then private."""
-    from app.db import make_database, upgrade_to_head
     from app.db.outbox import OutboxWorker
-    from app.tables import Actor
+    from tests.tables.test_records import computers_hand, results_database
     from tests.tables.test_service import Clock, drive_bots, make_service
 
-    url = f"sqlite:///{tmp_path}/r.sqlite3"
-    upgrade_to_head(url)
-    database = make_database(url)
-    alice = create_guest(database, "Alice")
-    host = Actor(alice.id, alice.name)
+    database, host = results_database(tmp_path)
     clock = Clock()
     service, results = make_service(redis_client, namespace, clock)
-    table = await service.create(host, "classic", {"end": "hands", "hands": 1}, private=True)
-    for seat in (1, 2, 3):
-        await service.add_bot(table.id, host, seat, "easy")
-    await service.start(table.id, host)
-    await service.attach(table.id, alice.id)
-    await service.detach(table.id, alice.id)
+    table = await computers_hand(service, host, private=True)
+    await service.attach(table.id, host.player_id)
+    await service.detach(table.id, host.player_id)
     clock.ms += 31_000
     await drive_bots(service, table.id, clock)
     records = await results.records()

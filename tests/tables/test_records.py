@@ -9,9 +9,11 @@ import pytest
 import redis.asyncio as aioredis
 
 from app import engine
+from app.db import Database
 from app.db.events import GameRecord, parse_event
 from app.db.replay import replay_game
 from app.store import TableStore, keys
+from app.tables import Actor, Table, TableService
 from tests.tables.test_service import ALICE, BOB, CAROL, Clock, drive_bots, make_service
 
 pytestmark = pytest.mark.asyncio
@@ -168,25 +170,37 @@ async def test_results_are_added_in_the_commit_itself(
     assert await store.game_moves(tid) == [b"[2,3]"]
 
 
-async def test_finished_game_records_reach_sql_once(
-    redis_client: aioredis.Redis, namespace: str, tmp_path: Any
-) -> None:
-    """End to end: the records a game commits are written by the outbox worker, once."""
+def results_database(tmp_path: Any) -> tuple[Database, Actor]:
+    """A migrated SQLite database for the results, and its guest Alice as a table's actor."""
     from app.db import make_database, upgrade_to_head
-    from app.db.outbox import OutboxWorker
     from app.db.players import create_guest
 
     url = f"sqlite:///{tmp_path}/r.sqlite3"
     upgrade_to_head(url)
     database = make_database(url)
     alice = create_guest(database, "Alice")
-    actor = type(ALICE)(alice.id, alice.name)
+    return database, Actor(alice.id, alice.name)
+
+
+async def computers_hand(service: TableService, host: Actor, private: bool = False) -> Table:
+    """``host``'s one-hand classic table against three Easy computers, started."""
+    table = await service.create(host, "classic", {"end": "hands", "hands": 1}, private=private)
+    for seat in (1, 2, 3):
+        await service.add_bot(table.id, host, seat, "easy")
+    await service.start(table.id, host)
+    return table
+
+
+async def test_finished_game_records_reach_sql_once(
+    redis_client: aioredis.Redis, namespace: str, tmp_path: Any
+) -> None:
+    """End to end: the records a game commits are written by the outbox worker, once."""
+    from app.db.outbox import OutboxWorker
+
+    database, actor = results_database(tmp_path)
     clock = Clock()
     service, results = make_service(redis_client, namespace, clock)
-    table = await service.create(actor, "classic", {"end": "hands", "hands": 1})
-    for seat in (1, 2, 3):
-        await service.add_bot(table.id, actor, seat, "easy")
-    await service.start(table.id, actor)
+    table = await computers_hand(service, actor)
     clock.ms += 31_000
     await drive_bots(service, table.id, clock)
     worker = OutboxWorker(redis_client, database, streams=results.streams, block_ms=10)
