@@ -11,30 +11,24 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app.db import Database, make_database
+from app.db import Database
 from app.db.copies import load_copy
 from app.store import keys, make_redis
 from tests.conftest import REQUIRE_SERVICES
-from tests.db.conftest import _migrate, migrated_sqlite_file  # noqa: F401 - fixture
+from tests.db.conftest import migrated_sqlite_file  # noqa: F401 - fixture
 from tests.store.local_cluster import LocalCluster
-from tests.tables.test_turn_based_durable import friends_game, play_on, played_to_the_end
+from tests.tables.test_turn_based_durable import (  # noqa: F401 - database: a fixture
+    database,
+    friends_game,
+    play_on,
+    played_to_the_end,
+)
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest.fixture
-def database(tmp_path: Path, migrated_sqlite_file: Path) -> Iterator[Database]:  # noqa: F811
-    url = f"sqlite:///{tmp_path / 'hearts.sqlite3'}"
-    _migrate(url, migrated_sqlite_file)
-    db = make_database(url)
-    yield db
-    db.dispose()
 
 
 def replica_of(cluster: LocalCluster, key: str) -> tuple[int, int]:
@@ -59,7 +53,7 @@ def replica_of(cluster: LocalCluster, key: str) -> tuple[int, int]:
 
 
 async def test_a_failover_that_loses_the_last_moves_loses_no_answered_move(
-    database: Database,
+    database: Database,  # noqa: F811 - the fixture imported above
 ) -> None:
     if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
         if REQUIRE_SERVICES:
