@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from .cards import (
     DARK_FACE,
     LIGHT_OF_DARK,
+    SUITS,
     bit,
     card,
     card_str,
@@ -228,8 +229,15 @@ def _why_illegal(s: GameState, hand: int, c: int) -> IllegalMove:
                 return IllegalMove("must_lead_club", "the first trick must be led with a club")
             want = card_str(lowest(s.first_lead_mask))
             if t.game == "double":
-                want = f"{want} (Dark {card_str(DARK_FACE[lowest(s.first_lead_mask)])})"
-            return IllegalMove("must_lead_card", f"the first trick must be led with {want}")
+                dark = card_str(DARK_FACE[lowest(s.first_lead_mask)])
+                return IllegalMove(
+                    "must_lead_card",
+                    f"the first trick is led with the card whose Dark face is {dark}, Dark face up",
+                    {"reason": "dark", "card": dark},
+                )
+            return IllegalMove(
+                "must_lead_card", f"the first trick must be led with {want}", {"card": want}
+            )
         if b & t.jokers:
             return IllegalMove(
                 "joker_lead", "a joker may be led only when you hold nothing else you may lead"
@@ -239,18 +247,35 @@ def _why_illegal(s: GameState, hand: int, c: int) -> IllegalMove:
                 return IllegalMove(
                     "hearts_not_broken",
                     "scoring cards may not be led until one has been played",
+                    {"reason": "dummy"},
+                )
+            if t.game == "double":
+                return IllegalMove(
+                    "hearts_not_broken",
+                    f"hearts are not broken: you may not lead {name}",
+                    {"reason": "double", "card": name},
                 )
             return IllegalMove(
-                "hearts_not_broken", f"hearts are not broken: you may not lead {name}"
+                "hearts_not_broken",
+                f"hearts are not broken: you may not lead {name}",
+                {"card": name},
             )
         return IllegalMove(
-            "no_points_on_first_trick", f"no points on the first trick: {name} scores"
+            "no_points_on_first_trick",
+            f"no points on the first trick: {name} scores",
+            {"card": name},
         )
     if s.led_suit >= 0 and hand & t.follow[s.led_suit] and not b & t.follow[s.led_suit]:
-        return IllegalMove("must_follow_suit", f"you must follow suit: {name} does not")
+        return IllegalMove(
+            "must_follow_suit",
+            f"you must follow suit: {name} does not",
+            {"card": name, "suit": SUITS[s.led_suit]},
+        )
     if s.trick_no == 0 and t.first_trick_bar and b & t.pos_mask:
         return IllegalMove(
-            "no_points_on_first_trick", f"no points on the first trick: {name} scores"
+            "no_points_on_first_trick",
+            f"no points on the first trick: {name} scores",
+            {"card": name},
         )
     return IllegalMove(
         "must_discard_penalty", "you cannot follow suit, so you must discard a penalty card"
@@ -306,17 +331,28 @@ def _apply_play(s: GameState, seat: int, move: PlayCard) -> GameState:
     if not hand & b:
         if t.game == "dummy":
             other = holder + 2 if holder < 2 else holder - 2
+            if s.hands[other] & b and holder >= 2:
+                raise IllegalMove(
+                    "wrong_hand",
+                    "this card must come from your half dummy",
+                    {"reason": "half_dummy"},
+                )
             if s.hands[other] & b:
-                where = "half dummy" if holder >= 2 else "hand"
-                raise IllegalMove("wrong_hand", f"this card must come from your {where}")
-        raise IllegalMove("card_not_in_hand", f"{card_str(c)} is not in your hand")
+                raise IllegalMove("wrong_hand", "this card must come from your hand")
+        raise IllegalMove(
+            "card_not_in_hand", f"{card_str(c)} is not in your hand", {"card": card_str(c)}
+        )
     lead = not s.trick_cards
     face = move.face
     if t.game == "double" and lead:
         if face is None:
             raise IllegalMove("face_required", "name the face that leads: light or dark")
         if s.trick_no == 0 and s.first_lead_mask and face != "dark":
-            raise IllegalMove("must_lead_card", "the first lead is the Dark face of this card")
+            raise IllegalMove(
+                "must_lead_card",
+                "the first lead is the Dark face of this card",
+                {"reason": "dark", "card": card_str(DARK_FACE[c])},
+            )
     elif face is not None:
         raise IllegalMove("bad_move", "only the leader in Double Hearts names a face")
     m = legal_mask(t, hand, s.trick_no, len(s.trick_cards), s.led_suit, s.broken, s.first_lead_mask)
@@ -480,7 +516,9 @@ def _apply_pass(s: GameState, seat: int, move: PassCards) -> GameState:
         raise IllegalMove("already_passed", "you have already passed")
     cards = move.cards
     if len(cards) != t.pass_count:
-        raise IllegalMove("wrong_pass_count", f"pass exactly {t.pass_count} cards")
+        raise IllegalMove(
+            "wrong_pass_count", f"pass exactly {t.pass_count} cards", {"count": t.pass_count}
+        )
     m = 0
     for c in cards:
         if not isinstance(c, int) or not 0 <= c < 55:

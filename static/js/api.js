@@ -7,14 +7,17 @@
 // cookie-signed POSTs (a form on another site cannot send it). docs/protocol.md.
 
 // Older versions kept the token itself here: it is handed to the server once for the cookie.
+import { cardName, suitName } from "./cards.js";
 import { formatDateTime, has, language, loadSection, t } from "./i18n.js";
 
 const LEGACY_TOKEN_KEY = "hearts.token";
 const PLAYER_KEY = "hearts.player";
 
 /** The words of a refusal that carries named values (app/engine/errors.py), in every
- *  language: a `reason` picks error.<code>.<reason>, the others fill its placeholders (`until`,
- *  a time in epoch ms, in the player's language and time zone). Null without values or words. */
+ *  language: a `reason` picks error.<code>.<reason>, the others fill its placeholders, each
+ *  worded by its name: `until` (epoch ms) a time in the player's language and time zone,
+ *  `card` a card's name ("QS": "queen of spades"), `suit` a suit's ("H": "hearts"). Null
+ *  without values or words. */
 export function valueWords(code, values) {
   if (!values || typeof values !== "object" || !Object.keys(values).length) return null;
   const reasonKey = `error.${code}.${values.reason}`;
@@ -22,6 +25,8 @@ export function valueWords(code, values) {
   if (!has(key)) return null;
   const shown = { ...values };
   if (typeof shown.until === "number") shown.until = formatDateTime(shown.until);
+  if (typeof shown.card === "string") shown.card = cardName(shown.card);
+  if (typeof shown.suit === "string") shown.suit = suitName(shown.suit);
   return t(key, shown);
 }
 

@@ -270,6 +270,9 @@ class TablePage {
   }
 
   async onError(msg) {
+    // The refusals' words come at the first refusal; the command counts as pending (the
+    // page's data-pending) until its answer is shown.
+    await loadSection("error");
     const pending = msg.id ? this.pending.get(msg.id) : null;
     if (pending && msg.code === "store_unavailable" && (pending.retries || 0) < 5) {
       // Nothing was applied and the server asks to try again: the command stays pending and
@@ -288,7 +291,6 @@ class TablePage {
     this.markPending();
     const ctx = pending ? pending.ctx : {};
     if (pending && msg.code === "stale_version" && this.retryAuto(pending)) return;
-    await loadSection("error"); // the refusals' words, at the first one
     const words = reasonWords(msg.code, msg.message, { ...ctx, ...this.reasonContext(), values: msg.values });
     if (pending && pending.msg.type === "move") {
       this.lastError = { code: msg.code, text: words };
@@ -299,17 +301,11 @@ class TablePage {
     toast(pending && pending.late ? t("table.late_refused", { words }) : words, "error");
   }
 
+  /** What the page itself knows that words a refusal: whose turn it is (the rest comes with
+   *  the refusal's named values). */
   reasonContext() {
     const v = this.view;
-    if (!v) return {};
-    let waitingFor = null;
-    if (v.turn) waitingFor = this.seatName(v.turn.seat);
-    return {
-      game: v.game,
-      ledSuit: v.led_suit,
-      passCount: v.pass_count,
-      waitingFor,
-    };
+    return { waitingFor: v && v.turn ? this.seatName(v.turn.seat) : null };
   }
 
   onState(msg) {

@@ -68,3 +68,39 @@ def test_a_bans_end_is_shown_in_the_players_language(tmp_path: Path) -> None:
 def test_a_refusal_without_values_keeps_its_words(tmp_path: Path) -> None:
     plain = {"code": "not_your_turn", "message": "it is not your turn"}
     assert words(tmp_path, "fr", [plain]) == [catalog("fr")["error.not_your_turn"]]
+
+
+def card_words(lang: str, code: str) -> str:
+    """A card's name as cards.js says it, from the main catalog's card.* words."""
+    main = json.loads((JS_DIR.parent / "i18n" / f"{lang}.json").read_text())
+    rank, suit = main[f"card.rank.{code[0]}"], main[f"card.suit.{code[1]}"]
+    return str(main["card.face"]).replace("{rank}", rank).replace("{suit}", suit)
+
+
+def test_a_refused_card_is_worded_from_its_values_not_the_sentence(tmp_path: Path) -> None:
+    """The card that must lead, the suit led, the half dummy's turn: from the named values in
+    every language, whatever English sentence comes with them (the page once read the card out
+    of 'the first trick must be led with 2C' and the half dummy out of the word 'dummy')."""
+    cases = [
+        {"code": "must_lead_card", "message": "no card here", "values": {"card": "2C"}},
+        {
+            "code": "must_lead_card",
+            "message": "no card here",
+            "values": {"reason": "dark", "card": "3H"},
+        },
+        {"code": "must_follow_suit", "message": "x", "values": {"card": "QS", "suit": "H"}},
+        {"code": "wrong_hand", "message": "x", "values": {"reason": "half_dummy"}},
+        {"code": "hearts_not_broken", "message": "x", "values": {"card": "QH"}},
+    ]
+    for lang in LANGUAGES:
+        texts = catalog(lang)
+        main = json.loads((JS_DIR.parent / "i18n" / f"{lang}.json").read_text())
+        hearts = str(main["card.suit.H"])
+        expected = [
+            texts["error.must_lead_card"].replace("{card}", card_words(lang, "2C")),
+            texts["error.must_lead_card.dark"].replace("{card}", card_words(lang, "3H")),
+            texts["error.must_follow_suit"].replace("{suit}", hearts),
+            texts["error.wrong_hand.half_dummy"],
+            texts["error.hearts_not_broken"].replace("{card}", card_words(lang, "QH")),
+        ]
+        assert words(tmp_path, lang, cases) == expected, lang
