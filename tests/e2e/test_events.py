@@ -4,10 +4,10 @@ one that starts in a few seconds), both register on its page, the event starts, 
 "Go to your table" (the computer plays for them until they come) and plays the round, goes
 back to the event from the game-over panel (no rematch there), and both see the round in the
 standings, then the club's standings over its events on the club page. At the table there is
-no "Host" badge, and its head and title name the event and round. Run with Ann on a desktop
-and Bob on a phone, then the other way round, so each page is checked at both sizes
-(axe-core, clipped text, overlaps). The module's server plays 2 hands a round, so both surely
-play whenever they come.
+no "Host" badge and no "Leave" (refused mid-game), and its head and title name the event and
+round. Run with Ann on a desktop and Bob on a phone, then the other way round, so each page
+is checked at both sizes (axe-core, clipped text, overlaps). The module's server plays 2
+hands a round, so both surely play whenever they come.
 
 Then a short arena check (no second journey): Ann schedules an arena from the form (a length
 refused, then 5 minutes starting in a few seconds), pauses before it starts and resumes on its
@@ -82,6 +82,7 @@ def _go_and_play(players: list[Player], title: str) -> dict[str, int]:
         # and no host: nobody's "Host" badge; the head and the title name the event and round
         page = player.page
         assert page.locator(".seat .tag", has_text="Host").count() == 0
+        assert page.locator(".head-actions button", has_text="Leave").is_hidden()  # refused
         head = page.locator(".table-title")
         wait_for(lambda head=head: head.inner_text() == title, what=title)
         assert title in page.title(), page.title()

@@ -156,7 +156,8 @@ export class LayoutPart {
     // neither the chat's form nor an invite link (the server refuses both there).
     this.el.inviteBtn.hidden = !tb.private || !tb.invite || Boolean(tb.compete);
     this.el.chatForm.hidden = Boolean(tb.compete);
-    this.el.leaveBtn.hidden = this.seat === null;
+    // A competition's player cannot leave mid-game (the server refuses: compete_table).
+    this.el.leaveBtn.hidden = this.seat === null || (Boolean(tb.compete) && tb.status === "playing");
     this.el.moreTimeBtn.hidden = !moreTimeApplies(this);
     const last = this.lastTrick();
     this.el.lastBtn.disabled = !last;
