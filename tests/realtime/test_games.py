@@ -198,6 +198,29 @@ def scan(
     return checked
 
 
+async def _play_and_scan(
+    clients: list[Client],
+    spectators: list[Client],
+    seed: int,
+    rules: engine.Rules,
+    start_version: int,
+) -> set[int]:
+    """The players (one client a seat) play the game to its end; once every spectator has
+    seen it over, every socket's messages pass the leak scan. The versions sent during a
+    pause between hands (``scan``'s ``paused``)."""
+    applied = await play_to_end(clients, list(range(len(clients))), seed)
+    for spectator in spectators:
+        final = await spectator.wait_state(lambda m: m["table"]["status"] == "over")
+        assert final["view"]["phase"] == "over" and final["view"]["winners"]
+    await asyncio.sleep(0.1)
+    paused: set[int] = set()
+    for seat, client in enumerate(clients):
+        assert scan(client, seat, rules, seed, applied, start_version, paused) > 0
+    for spectator in spectators:
+        assert scan(spectator, None, rules, seed, applied, start_version, paused) > 0
+    return paused
+
+
 @pytest.mark.parametrize(
     ("preset", "options"),
     [(p, SHORT) for p in sorted(engine.PRESETS)] + [("classic", {})],
@@ -228,15 +251,7 @@ async def test_full_game_of_every_preset_with_leak_scan(
         redis = fakeredis.FakeAsyncRedis(server=fake)
         seed, rules = await _dealt(redis, table_id, preset)
 
-        applied = await play_to_end(clients, list(range(players)), seed)
-
-        final = await spectator.wait_state(lambda m: m["table"]["status"] == "over")
-        assert final["view"]["phase"] == "over" and final["view"]["winners"]
-        await asyncio.sleep(0.1)
-        paused: set[int] = set()
-        for seat, client in enumerate(clients):
-            assert scan(client, seat, rules, seed, applied, start_version, paused) > 0
-        assert scan(spectator, None, rules, seed, applied, start_version, paused) > 0
+        paused = await _play_and_scan(clients, [spectator], seed, rules, start_version)
         assert paused, "no state was sent during the pause after the first hand"
         for client in (*clients, spectator):
             await client.close()
@@ -361,16 +376,7 @@ async def test_one_hand_of_every_preset_across_two_instances_on_the_cluster(
                     await client.connect()
                 start_version = await _sit_and_start(clients)
                 seed, rules = await _dealt(redis, table_id, preset)
-                applied = await play_to_end(clients, list(range(players)), seed)
-                for spectator in spectators:
-                    final = await spectator.wait_state(lambda m: m["table"]["status"] == "over")
-                    assert final["view"]["phase"] == "over" and final["view"]["winners"]
-                await asyncio.sleep(0.1)
-                paused: set[int] = set()
-                for seat, client in enumerate(clients):
-                    assert scan(client, seat, rules, seed, applied, start_version, paused) > 0
-                for spectator in spectators:
-                    assert scan(spectator, None, rules, seed, applied, start_version, paused) > 0
+                await _play_and_scan(clients, spectators, seed, rules, start_version)
                 for client in (*clients, *spectators):
                     await client.close()
 
