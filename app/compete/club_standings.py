@@ -31,8 +31,9 @@ from app.db.models import Player
 
 def over_events(db: Database, club_id: int, viewer: str | None, month: str) -> dict[str, Any]:
     """The club's members ranked by their points over the club's events of ``month``
-    (``YYYY-MM``): ``events`` (how many counted) and ``lines`` (``rank``, shared by equal
-    points; ``player_id``, ``name``, ``points``, ``events`` played), best first."""
+    (``YYYY-MM``): ``events`` (how many counted), ``counted`` (each one's ``id``, ``name``
+    and ``state``) and ``lines`` (``rank``, shared by equal points; ``player_id``, ``name``,
+    ``points``, ``events`` played), best first."""
     start = datetime.strptime(month, "%Y-%m").replace(tzinfo=UTC)
     end = (
         start.replace(year=start.year + 1, month=1)
@@ -41,14 +42,17 @@ def over_events(db: Database, club_id: int, viewer: str | None, month: str) -> d
     )
     with db.session() as session:
         may_see_standings(session, club_id, viewer)
-        events = session.exec(
-            select(Event.id).where(
+        counted = session.exec(
+            select(Event.id, Event.name, Event.state)
+            .where(
                 Event.club_id == club_id,
                 col(Event.state).in_(("running", "finished")),
                 col(Event.starts_at) >= start,
                 col(Event.starts_at) < end,
             )
+            .order_by(col(Event.starts_at), col(Event.id))
         ).all()
+        events = [event_id for event_id, _, _ in counted]
         rows = session.exec(
             select(
                 EventEntry.event_id,
@@ -81,6 +85,8 @@ def over_events(db: Database, club_id: int, viewer: str | None, month: str) -> d
     ranks = places([points[p] for p in ranked])
     return {
         "events": len(events),
+        # the events counted, first begun first: the page links to their own standings
+        "counted": [{"id": i, "name": n, "state": state} for i, n, state in counted],
         "lines": [
             {
                 "rank": rank,

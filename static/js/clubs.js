@@ -172,8 +172,15 @@ class ClubsPage {
           h("td", {}, formatNumber(l.rank)), h("th", { scope: "row" }, l.name),
           h("td", {}, formatNumber(l.points, { maximumFractionDigits: 1 })), h("td", {}, formatNumber(l.events)))))))
       : h("p", { class: "hint" }, t("clubs.no_event_standings"));
+    // The events counted, each a link to its own standings (a finished one is no longer
+    // among the events to come).
+    const counted = events && events.counted.length
+      ? h("p", { class: "hint" }, t("clubs.counted"), " ", ...events.counted.flatMap((e, i) => [
+        i ? ", " : "", h("a", { href: `/?event=${e.id}` }, e.name),
+        e.state === "finished" ? ` (${t("events.finished")})` : ""]))
+      : null;
     return h("section", { class: "panel", "aria-labelledby": "club-event-standings-title" },
       h("h2", { id: "club-event-standings-title" }, t("clubs.event_standings")),
-      h("p", { class: "hint" }, t("clubs.event_scoring")), body);
+      h("p", { class: "hint" }, t("clubs.event_scoring")), body, counted);
   }
 }

@@ -66,7 +66,7 @@ def test_a_closed_club_over_http(tmp_path: Path) -> None:
         assert back.status_code == 403 and _code(back) == "banned"
         standings = client.get(f"/api/clubs/{cid}/standings", headers=bob)
         assert standings.status_code == 200 and standings.json()["lines"] == []
-        assert standings.json()["events"] == {"events": 0, "lines": []}
+        assert standings.json()["events"] == {"events": 0, "counted": [], "lines": []}
         assert client.get(f"/api/clubs/{cid}/standings?month=2026-13").status_code == 422
         mine = client.get("/api/clubs/mine", headers=bob).json()["clubs"]
         assert [(c["name"], c["role"], c["members"]) for c in mine] == [

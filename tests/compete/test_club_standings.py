@@ -105,6 +105,10 @@ def test_members_score_by_place_in_each_event(club: tuple[Database, int, int]) -
     clubs.kick(db, cid, "ann", "eve", ban=False)  # eve left: not listed
     got = club_standings.over_events(db, cid, "dan", "2026-11")
     assert got["events"] == 2
+    assert [(e["name"], e["state"]) for e in got["counted"]] == [
+        ("Cup", "finished"),
+        ("Cup", "running"),
+    ]
     assert [(x["rank"], x["player_id"], x["points"], x["events"]) for x in got["lines"]] == [
         (1, "bob", 2.5, 1),  # level with ann: one rank (fewer events listed first)
         (1, "ann", 2.5, 2),
@@ -116,7 +120,8 @@ def test_members_score_by_place_in_each_event(club: tuple[Database, int, int]) -
         ("bob", 1.0),
         ("dan", 0.0),
     ]
-    assert club_standings.over_events(db, cid, "ann", "2026-12") == {"events": 0, "lines": []}
+    december = club_standings.over_events(db, cid, "ann", "2026-12")
+    assert december == {"events": 0, "counted": [], "lines": []}
 
 
 def test_a_closed_clubs_event_standings_are_for_its_members(
