@@ -165,13 +165,20 @@ class _Meanwhile:
         return fn(*args)
 
 
+async def _race(
+    redis_client: aioredis.Redis, namespace: str
+) -> tuple[_Meanwhile, TableService, str, random.Random]:
+    """A started table whose claim checks run in a ``_Meanwhile`` pool (set ``during`` to
+    act while one runs), and the random source of its moves."""
+    pool = _Meanwhile()
+    service, _ = make_service(redis_client, namespace, turn_timer_seconds=0, computer=pool)
+    return pool, service, await _table(service), random.Random(3)
+
+
 async def test_a_claim_checked_while_the_game_moved_on_applies_nothing(
     redis_client: aioredis.Redis, namespace: str
 ) -> None:
-    pool = _Meanwhile()
-    service, _ = make_service(redis_client, namespace, turn_timer_seconds=0, computer=pool)
-    table_id = await _table(service)
-    rng = random.Random(3)
+    pool, service, table_id, rng = await _race(redis_client, namespace)
     state, n = await _to_play(service, table_id, rng)
     mover = engine.seats_to_act(state)[0]
     second: list[str] = []
@@ -200,10 +207,7 @@ async def test_a_claim_whose_check_went_stale_still_used_the_hands_check(
     """A claim on one socket and a card played at once on another: the check ends
     ``stale_version``, and the attempt was counted before it ran, so the seat's next claim in
     that hand is refused without another check (three checks a hand got through before)."""
-    pool = _Meanwhile()
-    service, _ = make_service(redis_client, namespace, turn_timer_seconds=0, computer=pool)
-    table_id = await _table(service)
-    rng = random.Random(3)
+    pool, service, table_id, rng = await _race(redis_client, namespace)
     state, n = await _to_play(service, table_id, rng)
     mover = engine.seats_to_act(state)[0]
     hand = state.hand_no
