@@ -184,6 +184,18 @@ async def create_table(address: str, token: str, **body: Any) -> dict[str, Any]:
         return data
 
 
+async def told_to_come_back(address: str, table_id: str, token: str | None) -> None:
+    """A socket opened while the store is out is told ``store_unavailable`` (with a time to
+    retry after) and closed with 1013, to come back."""
+    late = Client(address, table_id, token, "late")
+    await late.connect()
+    refused = await late.wait(lambda m: m["type"] == "error")
+    assert refused["code"] == "store_unavailable" and refused["retry_after"] >= 1
+    with contextlib.suppress(AssertionError):  # the socket closes: wait() says so
+        await late.wait(lambda m: False, timeout=10)
+    assert late.closed_code == 1013
+
+
 async def computers_table(address: str, token: str, level: str = "easy") -> str:
     """A one-hand classic table of the token's player against three computers of ``level``:
     its id."""

@@ -6,14 +6,19 @@ error. It used to fail in app/realtime/limits.py -> app/store/sockets.py with re
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 import pytest
 from redis.asyncio.connection import AbstractConnection
 
 from tests.conftest import real_redis_url
-from tests.realtime.harness import Client, create_table, guest, in_process_server
+from tests.realtime.harness import (
+    Client,
+    create_table,
+    guest,
+    in_process_server,
+    told_to_come_back,
+)
 from tests.realtime.test_games import settings_for
 
 pytestmark = pytest.mark.asyncio
@@ -39,13 +44,7 @@ async def test_a_socket_opening_on_connections_closed_under_it_is_told_to_retry(
             self._writer = None  # another task closed it while this command waited
 
         monkeypatch.setattr(AbstractConnection, "check_health", closed_meanwhile)
-        late = Client(address, table_id, token, "late")
-        await late.connect()
-        refused = await late.wait(lambda m: m["type"] == "error")
-        assert refused["code"] == "store_unavailable" and refused["retry_after"] >= 1
-        with contextlib.suppress(AssertionError):  # the socket closes: wait() says so
-            await late.wait(lambda m: False, timeout=10)
-        assert late.closed_code == 1013
+        await told_to_come_back(address, table_id, token)
         monkeypatch.undo()
         again = Client(address, table_id, token, "again")  # the page's reconnection
         await again.connect()

@@ -38,6 +38,7 @@ from tests.realtime.harness import (
     guest,
     in_process_server,
     pick_move,
+    told_to_come_back,
 )
 from tests.realtime.test_games import play_to_end, settings_for
 from tests.realtime.test_lobby import feed_on, line, until
@@ -239,13 +240,7 @@ async def test_redis_away_gives_a_retryable_error_and_play_resumes(
         for client in clients:
             assert client.closed_code is None  # no socket was dropped
         # A socket opening meanwhile is told to come back (1013, as for the database).
-        late = Client(address, table_id, None, "late")
-        await late.connect()
-        refused = await late.wait(lambda m: m["type"] == "error")
-        assert refused["code"] == "store_unavailable" and refused["retry_after"] >= 1
-        with contextlib.suppress(AssertionError):  # the socket closes: wait() says so
-            await late.wait(lambda m: False, timeout=10)
-        assert late.closed_code == 1013
+        await told_to_come_back(address, table_id, None)
 
         redis_server.start()
         # Nothing was half applied: the table is at the version it had.
