@@ -12,7 +12,7 @@
 import { adoptLegacyToken, checkSession, session, signOut } from "./api.js";
 import { h, fill, toast } from "./dom.js";
 import { applyPrefs, prefs, setPref } from "./prefs.js";
-import { language, setLanguage, t } from "./i18n.js";
+import { language, loadSection, setLanguage, t } from "./i18n.js";
 import { setupNotifications } from "./notify.js";
 import { mountMyGames, setupMyGames } from "./mygames.js";
 import { followFriends, setupFriendAlerts } from "./alerts.js";
@@ -29,6 +29,23 @@ const TABLE_MODULES = [
   "./table/scores.js", "./table/chat.js", "./table/motion.js", "./table/invite.js", "./table/conveniences.js",
   "./table/befriend.js", "./table/moretime.js", "./table/hint.js",
 ];
+
+// The sections of words each page's modules load at their top (static/i18n/<lang>.<name>.json;
+// bench/catalogs.py finds them, tests/bench/test_catalogs.py checks this list against it):
+// asked for as the page's modules are, not once those have arrived, a round trip sooner.
+const PAGE_SECTIONS = {
+  table: ["room", "rules", "table"],
+  clubs: ["clubs", "daily", "events"],
+  events: ["events"],
+  daily: ["daily"],
+  player: ["player"],
+  replay: ["create", "replay", "review", "room"],
+  lobby: ["create", "lobby", "rules"],
+};
+
+function preloadWords(page) {
+  loadSection(...(PAGE_SECTIONS[page] || []));
+}
 
 /** The table page's stylesheet (css/table.css; the replay page's too), added once; resolves
  *  when it has loaded (or failed), so the page is never drawn without it. Not in index.html:
@@ -116,32 +133,40 @@ async function route() {
   followFriends(!lobbyPage);
   if (params.get("table")) {
     preloadModules(TABLE_MODULES);
+    preloadWords("table");
     const [{ mountTable }] = await Promise.all([import("./table.js"), loadTableStyle()]);
     current = mountTable(main, params.get("table"), {
       invite: params.get("invite"),
       autoSit: params.get("sit") === "1",
     });
   } else if (params.get("club") || params.get("clubs")) {
+    preloadWords("clubs");
     const { mountClubs } = await import("./clubs.js");
     current = mountClubs(main, params.get("club"), params.get("link"));
   } else if (params.get("event")) {
+    preloadWords("events");
     const { mountEvent } = await import("./events.js");
     current = mountEvent(main, params.get("event"));
   } else if (params.get("games")) {
     current = mountMyGames(main);
   } else if (params.get("daily")) {
+    preloadWords("daily");
     const [{ mountDaily }] = await Promise.all([import("./daily.js"), loadTableStyle()]);
     current = mountDaily(main, params.get("daily"));
   } else if (params.get("player")) {
+    preloadWords("player");
     const { mountPlayer } = await import("./player.js");
     current = mountPlayer(main, params.get("player"));
   } else if (params.get("leaderboard")) {
+    preloadWords("player");
     const { mountLeaderboard } = await import("./player.js");
     current = mountLeaderboard(main, params.get("leaderboard"));
   } else if (params.get("replay")) {
+    preloadWords("replay");
     const [{ mountReplay }] = await Promise.all([import("./replay.js"), loadTableStyle()]);
     current = mountReplay(main, params.get("replay"));
   } else {
+    preloadWords("lobby");
     const { mountLobby } = await import("./lobby.js");
     current = mountLobby(main);
   }

@@ -64,3 +64,19 @@ def test_the_check_fails_for_a_page_that_forgets_a_section() -> None:
     table = pages()["table"]
     without = set().union(*(top_sections(m) for m in table if m != "rules_words.js"))
     assert "rules" in prefixes("rules_words.js") and "rules" not in without
+
+
+def test_app_js_asks_for_each_pages_words_with_its_modules() -> None:
+    """app.js PAGE_SECTIONS (the sections it asks for as it imports a page) is what the page's
+    modules load at their top, for every page but My games (no section)."""
+    source = (JS / "app.js").read_text(encoding="utf-8")
+    block = re.search(r"const PAGE_SECTIONS = \{(.*?)\n\};", source, re.S)
+    assert block is not None
+    listed = {
+        page: set(re.findall(r'"(\w+)"', names))
+        for page, names in re.findall(r"(\w+): \[([^\]]*)\]", block.group(1))
+    }
+    found = {
+        page: set().union(*(top_sections(m) for m in modules)) for page, modules in pages().items()
+    }
+    assert listed == {page: sections for page, sections in found.items() if sections}

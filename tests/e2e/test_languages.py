@@ -217,9 +217,20 @@ def test_a_visitor_plays_in_their_language_and_switches_without_a_reload(
         cookies = {c["name"]: c["value"] for c in page.context.cookies()}
         assert cookies.get("hearts_lang") == then
 
-        # The game goes on: a card played in the new language.
+        # The game goes on: a card refused, then one played, in the new language.
         wait_for(lambda: my_turn(page), what="a turn after the switch")
         table_in_language(page, then)
+        illegal = [c["card"] for c in view_state(page)["hand"] if not c["legal"]]
+        if illegal:  # (none when every card in hand may be played)
+            before = page_version(page)
+            page.click(
+                f'.hand-cards .card[data-card="{illegal[0]}"]',
+                position={"x": 8, "y": 24},
+                force=True,
+            )
+            settle(page, before)
+            reason = wait_for(lambda: visible_text(page, "#move-error"), what="the refusal")
+            assert reason.startswith(WORDS[then]["reason"]), reason
         legal = [c["card"] for c in view_state(page)["hand"] if c["legal"]]
         before = page_version(page)
         page.click(f'.hand-cards .card[data-card="{legal[0]}"]')
