@@ -35,10 +35,10 @@ from tests.realtime.harness import (
     pick_move,
     subprocess_server,
 )
+from tests.realtime.test_instances import server_env
 
 pytestmark = pytest.mark.asyncio
 
-SECRET = "test-secret-key-0123456789"
 LEASE_SECONDS = 60
 SERVICE_RESTART = 1012
 
@@ -153,15 +153,7 @@ async def test_sigterm_sends_players_and_due_work_to_the_other_instance(
     tmp_path: Path, namespace: str
 ) -> None:
     env = {
-        "HEARTS_REDIS_URL": real_redis_url(),
-        "HEARTS_REDIS_NAMESPACE": namespace,
-        "HEARTS_DATABASE_URL": f"sqlite:///{tmp_path}/hearts.sqlite3",
-        "HEARTS_SECRET_KEY": SECRET,
-        "HEARTS_TURN_TIMER_SECONDS": "0",
-        "HEARTS_BOT_DELAY_MIN_MS": "0",
-        "HEARTS_BOT_DELAY_MAX_MS": "0",
-        "HEARTS_HAND_PAUSE_MS": "0",
-        "HEARTS_WS_RATE_PER_SECOND": "1000",
+        **server_env("redis", namespace, f"sqlite:///{tmp_path}/hearts.sqlite3"),
         "HEARTS_WS_PLAYER_RATE_PER_SECOND": "1000",
         "HEARTS_DUE_LEASE_SECONDS": str(LEASE_SECONDS),
     }
