@@ -29,6 +29,7 @@ class RecordingComputer(ComputerPlayers):
         self.calls: list[tuple[str, dict[str, Any], int]] = []
         self.hook = hook
 
+    # The overridden method's own signature (app.tables.computer), as an override must have.
     async def choose(
         self,
         level: str,
