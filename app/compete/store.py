@@ -367,6 +367,20 @@ def attempt_summary(db: Database, attempt_id: int) -> dict[str, Any] | None:
 # -- leaderboards -------------------------------------------------------------------------------
 
 
+def _page_down(query: Any, value: Any, tie: Any, after: tuple[Any, Any] | None, limit: int) -> Any:
+    """``query``'s next ``limit`` rows by ``value`` then ``tie``, both highest first, after the
+    line ``after`` (its value and tie; None: from the top). "value <= v" bounds the index range
+    scan (an OR alone makes the database scan the board from its start: the cost of a page
+    then grows with its depth)."""
+    if after is not None:
+        last_value, last_tie = after
+        query = query.where(
+            col(value) <= last_value,
+            sa.or_(col(value) < last_value, col(tie) < last_tie),
+        )
+    return query.order_by(col(value).desc(), col(tie).desc()).limit(limit)
+
+
 def day_page(
     db: Database, day: date, preset: str, after: tuple[float, int] | None, limit: int
 ) -> tuple[list[dict[str, Any]], int]:
@@ -384,19 +398,8 @@ def day_page(
             DailyAttempt.preset == preset,
             col(DailyAttempt.percent).is_not(None),
         )
-        if after is not None:
-            percent, last_id = after
-            # "percent <= p" bounds the index range scan (an OR alone makes the database
-            # scan the day from its start: the cost of a page then grows with its depth)
-            query = query.where(
-                col(DailyAttempt.percent) <= percent,
-                sa.or_(col(DailyAttempt.percent) < percent, col(DailyAttempt.id) < last_id),
-            )
-        rows = session.exec(
-            query.order_by(col(DailyAttempt.percent).desc(), col(DailyAttempt.id).desc()).limit(
-                limit
-            )
-        ).all()
+        page = _page_down(query, DailyAttempt.percent, DailyAttempt.id, after, limit)
+        rows = session.exec(page).all()
         board = session.get(DailyBoard, (day, preset))
     lines = [
         {
@@ -417,17 +420,8 @@ def month_page(
     """One page of the month, highest total of daily percentages first."""
     with db.session() as session:
         query = select(DailyMonth).where(DailyMonth.month == month, DailyMonth.preset == preset)
-        if after is not None:
-            value, last_player = after
-            query = query.where(  # a bounded range scan, as in day_page
-                col(DailyMonth.total) <= value,
-                sa.or_(col(DailyMonth.total) < value, col(DailyMonth.player_id) < last_player),
-            )
-        rows = session.exec(
-            query.order_by(col(DailyMonth.total).desc(), col(DailyMonth.player_id).desc()).limit(
-                limit
-            )
-        ).all()
+        page = _page_down(query, DailyMonth.total, DailyMonth.player_id, after, limit)
+        rows = session.exec(page).all()
     return [
         {
             "player_id": r.player_id,
