@@ -14,7 +14,6 @@ from collections.abc import Iterable, Sequence
 from .cards import (
     DARK_FACE,
     LIGHT_OF_DARK,
-    SUITS,
     bit,
     card,
     card_str,
@@ -23,6 +22,7 @@ from .cards import (
 )
 from .errors import IllegalMove
 from .moves import ChooseDirection, ChooseMoon, Move, PassCards, PlayCard
+from .refusals import why_illegal
 from .rules import Rules
 from .scoring import auto_end_due, hand_points, settle_moon
 from .state import (
@@ -213,75 +213,6 @@ def legal_mask(
     return m
 
 
-def _why_illegal(s: GameState, hand: int, c: int) -> IllegalMove:
-    """The reason a card in hand is not playable, found by walking the rules in order."""
-    t = s.t
-    b = 1 << c
-    name = card_str(c)
-    if not s.trick_cards:
-        if (
-            s.trick_no == 0
-            and s.first_lead_mask
-            and hand & s.first_lead_mask
-            and not b & s.first_lead_mask  # a card of the right kind is refused for another reason
-        ):
-            if s.first_lead_mask == t.clubs:
-                return IllegalMove("must_lead_club", "the first trick must be led with a club")
-            want = card_str(lowest(s.first_lead_mask))
-            if t.game == "double":
-                dark = card_str(DARK_FACE[lowest(s.first_lead_mask)])
-                return IllegalMove(
-                    "must_lead_card",
-                    f"the first trick is led with the card whose Dark face is {dark}, Dark face up",
-                    {"reason": "dark", "card": dark},
-                )
-            return IllegalMove(
-                "must_lead_card", f"the first trick must be led with {want}", {"card": want}
-            )
-        if b & t.jokers:
-            return IllegalMove(
-                "joker_lead", "a joker may be led only when you hold nothing else you may lead"
-            )
-        if not s.broken and b & t.lead_bar:
-            if t.game == "dummy":
-                return IllegalMove(
-                    "hearts_not_broken",
-                    "scoring cards may not be led until one has been played",
-                    {"reason": "dummy"},
-                )
-            if t.game == "double":
-                return IllegalMove(
-                    "hearts_not_broken",
-                    f"hearts are not broken: you may not lead {name}",
-                    {"reason": "double", "card": name},
-                )
-            return IllegalMove(
-                "hearts_not_broken",
-                f"hearts are not broken: you may not lead {name}",
-                {"card": name},
-            )
-        return IllegalMove(
-            "no_points_on_first_trick",
-            f"no points on the first trick: {name} scores",
-            {"card": name},
-        )
-    if s.led_suit >= 0 and hand & t.follow[s.led_suit] and not b & t.follow[s.led_suit]:
-        return IllegalMove(
-            "must_follow_suit",
-            f"you must follow suit: {name} does not",
-            {"card": name, "suit": SUITS[s.led_suit]},
-        )
-    if s.trick_no == 0 and t.first_trick_bar and b & t.pos_mask:
-        return IllegalMove(
-            "no_points_on_first_trick",
-            f"no points on the first trick: {name} scores",
-            {"card": name},
-        )
-    return IllegalMove(
-        "must_discard_penalty", "you cannot follow suit, so you must discard a penalty card"
-    )
-
-
 # --- applying moves ------------------------------------------------------------------------
 
 
@@ -357,7 +288,7 @@ def _apply_play(s: GameState, seat: int, move: PlayCard) -> GameState:
         raise IllegalMove("bad_move", "only the leader in Double Hearts names a face")
     m = legal_mask(t, hand, s.trick_no, len(s.trick_cards), s.led_suit, s.broken, s.first_lead_mask)
     if not m & b:
-        raise _why_illegal(s, hand, c)
+        raise why_illegal(s, hand, c)
     n = s._clone()
     _play(n, holder, c, DARK if face == "dark" else LIGHT)
     return n
