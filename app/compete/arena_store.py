@@ -41,21 +41,30 @@ def arenas_among(db: Database, event_ids: Sequence[int]) -> set[int]:
         return {r for r in rows if r is not None}
 
 
+def _move(
+    session: Session, event_id: int, was: str, to: str, *when: sa.ColumnElement[bool]
+) -> bool:
+    """The arena's state goes from ``was`` to ``to`` if ``when`` holds, in one UPDATE (so
+    one call of several at once moves it): True for that call."""
+    moved = session.execute(
+        sa.update(Event)
+        .where(
+            col(Event.id) == event_id,
+            col(Event.format) == "arena",
+            col(Event.state) == was,
+            *when,
+        )
+        .values(state=to)
+    )
+    return bool(moved.rowcount)  # type: ignore[attr-defined]
+
+
 def start(db: Database, event_id: int, now: datetime) -> bool:
     """The arena's window opens: every registered player is free to sit down from now. True
     for the one call that started it."""
     with db.session() as session:
-        moved = session.execute(
-            sa.update(Event)
-            .where(
-                col(Event.id) == event_id,
-                col(Event.format) == "arena",
-                col(Event.state) == "registering",
-                col(Event.starts_at) <= now,
-            )
-            .values(state="running")
-        )
-        if moved.rowcount != 1:  # type: ignore[attr-defined]
+        moved = _move(session, event_id, "registering", "running", col(Event.starts_at) <= now)
+        if not moved:
             session.rollback()
             return False
         session.execute(
@@ -254,19 +263,9 @@ def finish_if_over(db: Database, event_id: int, now: datetime) -> bool:
             .where(col(EventSeat.event_id) == event_id, col(EventSeat.score).is_(None))
             .exists()
         )
-        moved = session.execute(
-            sa.update(Event)
-            .where(
-                col(Event.id) == event_id,
-                col(Event.format) == "arena",
-                col(Event.state) == "running",
-                col(Event.ends_at) <= now,
-                ~playing,
-            )
-            .values(state="finished")
-        )
+        moved = _move(session, event_id, "running", "finished", col(Event.ends_at) <= now, ~playing)
         session.commit()
-        return bool(moved.rowcount)  # type: ignore[attr-defined]
+        return moved
 
 
 def _arena(session: Session, event_id: int, player_id: str) -> Event:
