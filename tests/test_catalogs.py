@@ -194,7 +194,8 @@ def _code_and_sentence(code: ast.expr, message: ast.expr) -> str | None:
 def refusal_codes() -> dict[str, str]:
     """Every refusal the server can send a player, by what all its doors share: a code and its
     English sentence side by side (``fail(404, "no_such", "...")``, ``TableError("code",
-    f"...")``, ``{"code": ..., "message": ...}``, ``code=..., message=...``) -> where first."""
+    f"...")``, ``{"code": ..., "message": ...}``, ``code=..., message=...``, an attempt limit's
+    ``code=..., what=...``) -> where first."""
     found: dict[str, str] = {}
     for source in sorted((ROOT / "app").rglob("*.py")):
         if source.name in NOT_REFUSALS:
@@ -206,6 +207,9 @@ def refusal_codes() -> dict[str, str]:
                 named = {k.arg: k.value for k in node.keywords}
                 if "code" in named and "message" in named:
                     pairs.append((named["code"], named["message"]))
+                # limit_or_refuse(..., code="too_many_x", what="x"): "too many x; try again ..."
+                if "code" in named and "what" in named:
+                    pairs.append((named["code"], ast.Constant(f"too many {_text(named['what'])}")))
             elif isinstance(node, ast.Dict):
                 keys = [k.value if isinstance(k, ast.Constant) else None for k in node.keys]
                 named_values = dict(zip(keys, node.values, strict=True))
@@ -239,7 +243,8 @@ def test_the_refusal_scan_finds_every_door() -> None:
     """The scan reads each way a refusal is written (one example of each)."""
     codes = refusal_codes()
     assert codes["not_your_turn"].startswith("app/engine")  # EngineError("code", "...")
-    assert "unknown_club" in codes and "too_many_emails" in codes  # fail(...), too_many(...)
+    assert "unknown_club" in codes  # fail(...)
+    assert "too_many_emails" in codes  # limit_or_refuse(code=..., what=...)
     assert "bad_origin" in codes  # {"code": ..., "message": ...}
     assert "hearts_commands" not in codes  # a metric's name and help are no refusal
 

@@ -56,8 +56,10 @@ def _hub(services: Services) -> FriendsHub:
 
 
 async def _limit(
-    services: Services, name: str, attempts: int, window: int, code: str, *keys: str
+    services: Services, name: str, attempts: int, window: int, code: str, what: str, *keys: str
 ) -> None:
+    """Count one ``name`` attempt per key; 429 ``code`` ("too many ``what``") over the limit.
+    The code and its words side by side: the catalog check finds each door by them."""
     await limit_or_refuse(
         services.redis,
         name,
@@ -66,7 +68,7 @@ async def _limit(
         window_seconds=window,
         prefix=limits_prefix(services.settings.redis_namespace),
         code=code,
-        what=name.replace("_", " "),
+        what=what,
     )
 
 
@@ -177,6 +179,7 @@ async def send_request(
         REQUESTS_PER_PLAYER,
         REQUEST_WINDOW_SECONDS,
         "too_many_friend_requests",
+        "friend requests",
         player.id,
     )
     await _limit(
@@ -185,6 +188,7 @@ async def send_request(
         REQUESTS_PER_ADDRESS,
         REQUEST_WINDOW_SECONDS,
         "too_many_friend_requests",
+        "friend requests",
         limit_address(request),
     )
     status, target = await _call(
@@ -299,6 +303,7 @@ async def invite(
         INVITES_PER_PLAYER,
         INVITE_WINDOW_SECONDS,
         "too_many_invites",
+        "invitations",
         player.id,
     )
     path = f"/?table={table.id}" + (f"&invite={table.invite}" if table.private else "")
