@@ -101,8 +101,11 @@ async def test_a_dead_instances_players_go_offline_at_the_next_reconcile(
     lobby socket of Ann watches him, shows him offline at its next heartbeat."""
     redis = redis_client
     ns = namespace
-    a = FriendsHub(redis, None, _NoFanout(), ns, "A", ttl_seconds=0.3)  # type: ignore[arg-type]
-    b = FriendsHub(redis, None, _NoFanout(), ns, "B", ttl_seconds=0.3)  # type: ignore[arg-type]
+    # Long enough for B's heartbeat and A's two reconciles on a loaded machine (0.3 s was not:
+    # Bob had expired before A first looked).
+    ttl = 1.5
+    a = FriendsHub(redis, None, _NoFanout(), ns, "A", ttl_seconds=ttl)  # type: ignore[arg-type]
+    b = FriendsHub(redis, None, _NoFanout(), ns, "B", ttl_seconds=ttl)  # type: ignore[arg-type]
     ann_socket = _Conn()
     a.local["ann"] = _Local(lobby={ann_socket: False}, friends={"bob"})
     a.watchers["bob"] = {"ann"}
@@ -114,7 +117,7 @@ async def test_a_dead_instances_players_go_offline_at_the_next_reconcile(
     }  # fmt: skip
     await a.reconcile()  # nothing new: nothing sent
     assert len(ann_socket.sent) == 1
-    await asyncio.sleep(0.35)  # B is gone: no heartbeat
+    await asyncio.sleep(ttl + 0.05)  # B is gone: no heartbeat
     await a.reconcile()
     assert ann_socket.sent[-1]["state"] == "offline"
 
