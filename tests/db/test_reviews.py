@@ -32,14 +32,15 @@ def test_asked_once_claimed_once_and_taken_over_after_the_lease(database: Databa
     assert not created and again.budget == 500 and again.requested_by == alice
     assert reviews.claimable(database) == [(game_id, 0)]
 
-    first = reviews.claim(database, game_id, 0, "A", lease_seconds=0.3)
+    # A lease long enough for the next three steps on a loaded machine.
+    first = reviews.claim(database, game_id, 0, "A", lease_seconds=1.5)
     assert first is not None and first.attempts == 1 and first.budget == 500
     assert reviews.claim(database, game_id, 0, "B", lease_seconds=5) is None  # held
     assert reviews.claimable(database) == []
-    assert reviews.renew(database, game_id, 0, "A", 0.3, progress=0.25)
+    assert reviews.renew(database, game_id, 0, "A", 1.5, progress=0.25)
     assert reviews.read(database, game_id, 0).progress == 0.25  # type: ignore[union-attr]
 
-    time.sleep(0.4)  # A stops renewing (it died): the job is free again
+    time.sleep(1.6)  # A stops renewing (it died): the job is free again
     assert reviews.claimable(database) == [(game_id, 0)]
     second = reviews.claim(database, game_id, 0, "B", lease_seconds=5)
     assert second is not None and second.attempts == 2
