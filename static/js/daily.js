@@ -206,9 +206,11 @@ class DailyPage {
       return;
     }
     if (this.destroyed || kind !== this.board.kind) return;
+    // The only one finished today has nobody to be compared with: no percentage of nothing.
+    const alone = kind === "day" && data.players < 2;
     const items = data.lines.map((line) => {
       const total = formatNumber(line.total, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-      const value = kind === "day" ? pct(line.percent) : plural("daily.over_days", line.days, { total });
+      const value = kind !== "day" ? plural("daily.over_days", line.days, { total }) : alone ? t("daily.board_alone") : pct(line.percent);
       return h("li", { value: line.rank }, h("span", { class: "board-name" }, line.name), " ", h("span", { class: "board-value" }, value));
     });
     if (reset) fill(this.el.boardList, items);

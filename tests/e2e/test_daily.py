@@ -90,6 +90,9 @@ def test_two_players_play_the_daily_and_compare(browser: Any, server: ServerInfo
         total = ann.page.locator(".daily-total").inner_text()
         assert "nobody else has played your deals yet" in total and "%" not in total, total
         assert "%" not in ann.page.locator(".daily-deals").inner_text()
+        # Nor on the day's board, where she is the only one (it showed her at 50.0%).
+        alone = ann.page.locator(".daily-board").inner_text()
+        assert "nothing to compare with yet" in alone and "%" not in alone, alone
         check_page(ann.page, "daily-finished", done)
         ann.page.set_viewport_size(PHONE)
         check_page(ann.page, "daily-finished", done)
@@ -115,6 +118,7 @@ def test_two_players_play_the_daily_and_compare(browser: Any, server: ServerInfo
             ann.page.wait_for_timeout(500)
         board = ann.page.locator(".daily-board").inner_text()
         assert "Ann" in board and "Bob" in board
+        assert "%" in board and "nothing to compare" not in board, board
         ann.page.wait_for_selector(".daily-total")
         check_page(ann.page, "daily-board", done)
         snap(ann.page, SHOTS, "daily-desktop")
