@@ -664,11 +664,16 @@ RECORD_MOTION = """() => {
     new MutationObserver((records) => {
         for (const r of records) if (r.target.dataset.moving === 'gathered') {
             log.gathered += 1;
-            // a gathered card keeps no transform (it would stick out when the page is resized)
+            // a gathered card keeps no transform once its motion is over (it would stick out
+            // when the page is resized); read after any animation still ending on it (a busy
+            // page may mark it while the last card's flight is being finished)
             const card = r.target.querySelector('.card');
-            if (card && card.isConnected && getComputedStyle(card).transform !== 'none') {
-                log.stuck += 1;
-            }
+            if (!card) continue;
+            Promise.all(card.getAnimations().map((a) => a.finished.catch(() => null))).then(() => {
+                if (card.isConnected && getComputedStyle(card).transform !== 'none') {
+                    log.stuck += 1;
+                }
+            });
         }
     }).observe(document.querySelector('.trick-area'), {
         subtree: true, attributes: true, attributeFilter: ['data-moving'] });
