@@ -290,7 +290,8 @@ async def test_a_swiss_event_survives_an_instance_killed_mid_round(
         assert all(s.score is not None and not s.late for s in seats)
         table_ids = {s.table_id for s in seats}
         assert len(table_ids) == ROUNDS * 3
-        deadline = time.monotonic() + 30
+        # The outbox writer stores them: generous on a loaded machine (6 of 9 after 30 s once).
+        deadline = time.monotonic() + 120
         while True:
             games = [
                 g
