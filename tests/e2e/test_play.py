@@ -705,6 +705,12 @@ def test_cards_travel_to_the_trick_and_the_result_waits_for_the_last_trick(
             lambda: all(e["inPlace"] is not None for e in page.evaluate("() => __motion.arrived")),
             what="the cards' animations to end",
         )
+        # the gathered cards' checks run once their last animations end: let them
+        page.evaluate(
+            "() => Promise.all(document.getAnimations()"
+            " .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)"
+            " .map((a) => a.finished.catch(() => null)))"
+        )
         log = page.evaluate("() => window.__motion")
         flown = [e for e in log["arrived"] if e["animated"]]
         # 13 tricks of 2 cards (2 of the 28 lie face down); the first card may come with the
