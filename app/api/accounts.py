@@ -32,7 +32,8 @@ from app.api.strict import StrictRoute
 from app.db import players as players_module
 from app.db import stats
 from app.db.auth import issue_token, revoke_all, revoke_token
-from app.db.models import PlayerPublic
+from app.db.database import Database
+from app.db.models import GameSeat, PlayerPublic
 from app.db.players import AccountError, PlayerInfo
 from app.db.ratelimit import AttemptLimiter, LoginLimits, LoginThrottle
 from app.db.replay import ReplayError, replay_stored
@@ -353,23 +354,33 @@ def game(
     return found
 
 
-@router.get("/games/{game_id}/replay")
-def replay(
-    game_id: GameIdPath, database: DatabaseDep, viewer: OptionalPlayerDep, share: ShareQuery = None
-) -> dict[str, Any]:
-    """An ended game hand by hand and trick by trick, with every hand shown (who may read it:
-    as for the game's page)."""
+def readable_replay(
+    database: Database, game_id: int, viewer_id: str | None, share: str | None
+) -> tuple[dict[str, Any], list[GameSeat]]:
+    """An ended game's replay (``replay_stored``) and its seats, for a reader who may read the
+    game (``stats.readable_game``). Refused as GET /api/games/{id}/replay refuses: 404
+    ``unknown_game`` (never played, or not the reader's to see: the same answer), 409
+    ``game_in_progress``, 409 ``replay_unavailable``. Replay rooms open under this rule."""
     with database.session() as session:
-        loaded = stats.readable_game(session, game_id, _viewer_id(viewer), share)
+        loaded = stats.readable_game(session, game_id, viewer_id, share)
     if loaded is None:
         _no_game()
     game_row, seats, hands = loaded
     if game_row.status == "playing":
         _fail(409, "game_in_progress", "a game can be replayed once it has ended")
     try:
-        result = replay_stored(game_row, hands)
+        return replay_stored(game_row, hands), seats
     except ReplayError as error:
         _fail(409, "replay_unavailable", str(error))
+
+
+@router.get("/games/{game_id}/replay")
+def replay(
+    game_id: GameIdPath, database: DatabaseDep, viewer: OptionalPlayerDep, share: ShareQuery = None
+) -> dict[str, Any]:
+    """An ended game hand by hand and trick by trick, with every hand shown (who may read it:
+    as for the game's page)."""
+    result, _ = readable_replay(database, game_id, _viewer_id(viewer), share)
     summary = stats.game_detail(database, game_id, _viewer_id(viewer), share)
     result["game"] = None if summary is None else summary.model_dump(mode="json")
     return result

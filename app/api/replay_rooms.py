@@ -23,6 +23,7 @@ from fastapi import APIRouter, HTTPException, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from app.api.accounts import readable_replay
 from app.api.deps import PlayerDep, ServicesDep
 from app.api.limits import limit_or_refuse
 from app.api.strict import StrictRoute
@@ -120,19 +121,7 @@ def _steps(
     """Per hand, the replay page's number of steps (the deal, each trick, the result), the
     game's number of seats, and the viewer's own seat in it (None: not a player); raises the
     replay route's refusals (404 for a game the viewer may not read)."""
-    from app.db.replay import ReplayError, replay_stored
-
-    with database.session() as session:
-        loaded = stats.readable_game(session, game_id, viewer_id, share)
-    if loaded is None:
-        _fail(404, "unknown_game", "no such game")
-    game_row, seats, hands = loaded
-    if game_row.status == "playing":
-        _fail(409, "game_in_progress", "a room opens for a game once it has ended")
-    try:
-        replay = replay_stored(game_row, hands)
-    except ReplayError as error:
-        _fail(409, "replay_unavailable", str(error))
+    replay, seats = readable_replay(database, game_id, viewer_id, share)
     steps = [len(h["tricks"]) + (2 if h.get("result") else 1) for h in replay["hands"]]
     own = next((s.seat for s in seats if s.player_id == viewer_id), None)
     return steps, int(replay["players"]), own
