@@ -12,6 +12,7 @@ from app.api.deps import PlayerDep, ServicesDep
 from app.api.limits import limit_address, tables_refused
 from app.api.strict import StrictRoute
 from app.compete.daily import PAGE_MAX, DailyError, DailyService
+from app.compete.http import answered, refuse
 from app.services import Services
 from app.tables import TableError
 from app.tables.limits import TooManyTables
@@ -54,10 +55,7 @@ async def dailies(services: ServicesDep) -> dict[str, Any]:
 
 @router.get("/{preset}")
 async def status(services: ServicesDep, player: PlayerDep, preset: PresetPath) -> dict[str, Any]:
-    try:
-        return await _daily(services).status(player, preset)
-    except DailyError as exc:
-        _fail(exc.status, exc.code, exc.message)
+    return await answered(_daily(services).status(player, preset))
 
 
 @router.post("/{preset}/start")
@@ -69,7 +67,7 @@ async def start(
     try:
         return await _daily(services).start(player, preset, limit_address(request))
     except DailyError as exc:
-        _fail(exc.status, exc.code, exc.message)
+        refuse(exc)
     except TooManyTables as exc:
         raise tables_refused(exc) from None
     except TableError as exc:
@@ -86,10 +84,7 @@ async def deal(
 ) -> dict[str, Any]:
     """A deal the player finished: the spread, matchpoints, par, and both replays; 403
     deal_not_reached before."""
-    try:
-        return await _daily(services).deal(player, preset, deal_no, with_attempt)
-    except DailyError as exc:
-        _fail(exc.status, exc.code, exc.message)
+    return await answered(_daily(services).deal(player, preset, deal_no, with_attempt))
 
 
 @router.get("/{preset}/leaderboard")
@@ -101,10 +96,7 @@ async def day_board(
     limit: Annotated[str | None, Query(max_length=4)] = None,
 ) -> dict[str, Any]:
     """A page of a day's finished attempts, best first (``next``: the following page)."""
-    try:
-        return await _daily(services).day_board(preset, day, cursor, _limit(limit))
-    except DailyError as exc:
-        _fail(exc.status, exc.code, exc.message)
+    return await answered(_daily(services).day_board(preset, day, cursor, _limit(limit)))
 
 
 @router.get("/{preset}/month")
@@ -116,7 +108,4 @@ async def month_board(
     limit: Annotated[str | None, Query(max_length=4)] = None,
 ) -> dict[str, Any]:
     """A page of a month: the sum of each player's daily percentages, highest first."""
-    try:
-        return await _daily(services).month_board(preset, month, cursor, _limit(limit))
-    except DailyError as exc:
-        _fail(exc.status, exc.code, exc.message)
+    return await answered(_daily(services).month_board(preset, month, cursor, _limit(limit)))

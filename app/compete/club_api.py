@@ -4,24 +4,22 @@ changes nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Path, Query
+from fastapi import APIRouter, Body, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
 from app.api.strict import StrictRoute
 from app.compete import club_standings, clubs
-from app.compete.clubs import ClubError, ClubLimits
+from app.compete.clubs import ClubLimits
+from app.compete.http import run
 from app.settings import Settings
 
 router = APIRouter(prefix="/api/clubs", tags=["clubs"], route_class=StrictRoute)
 
 ClubPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
 PlayerPath = Annotated[str, Path(min_length=1, max_length=32)]
-T = TypeVar("T")
 
 
 class ClubIn(BaseModel):
@@ -73,21 +71,10 @@ def limits_of(settings: Settings) -> ClubLimits:
     )
 
 
-def _fail(error: ClubError) -> NoReturn:
-    raise HTTPException(error.status, detail={"code": error.code, "message": error.message})
-
-
-async def _run(fn: Callable[..., T], *args: Any, **kw: Any) -> T:
-    try:
-        return await run_in_threadpool(fn, *args, **kw)
-    except ClubError as error:
-        _fail(error)
-
-
 @router.get("/mine")
 async def mine(services: ServicesDep, player: PlayerDep) -> dict[str, Any]:
     """The clubs the player belongs to, and those that invited them (``invited``)."""
-    return {"clubs": await _run(clubs.my_clubs, services.database, player.id)}
+    return {"clubs": await run(clubs.my_clubs, services.database, player.id)}
 
 
 @router.post("", status_code=201)
@@ -95,12 +82,12 @@ async def create(
     services: ServicesDep, player: PlayerDep, body: Annotated[ClubIn, Body()]
 ) -> dict[str, Any]:
     limits = limits_of(services.settings)
-    return await _run(clubs.create_club, services.database, player.id, body.name, body.open, limits)
+    return await run(clubs.create_club, services.database, player.id, body.name, body.open, limits)
 
 
 @router.get("/{club_id}")
 async def club(services: ServicesDep, club_id: ClubPath, viewer: OptionalPlayerDep = None) -> Any:
-    return await _run(clubs.club_page, services.database, club_id, viewer.id if viewer else None)
+    return await run(clubs.club_page, services.database, club_id, viewer.id if viewer else None)
 
 
 @router.post("/{club_id}/join")
@@ -111,12 +98,12 @@ async def join(
     body: Annotated[JoinIn, Body()],
 ) -> dict[str, Any]:
     limits = limits_of(services.settings)
-    return await _run(clubs.join, services.database, club_id, player.id, body.link, limits)
+    return await run(clubs.join, services.database, club_id, player.id, body.link, limits)
 
 
 @router.post("/{club_id}/leave")
 async def leave(services: ServicesDep, player: PlayerDep, club_id: ClubPath) -> dict[str, Any]:
-    await _run(clubs.leave, services.database, club_id, player.id)
+    await run(clubs.leave, services.database, club_id, player.id)
     return {"ok": True}
 
 
@@ -129,7 +116,7 @@ async def answer(
     body: Annotated[AnswerIn, Body()],
 ) -> dict[str, Any]:
     limits = limits_of(services.settings)
-    await _run(
+    await run(
         clubs.answer_request, services.database, club_id, player.id, player_id, body.accept, limits
     )
     return {"ok": True}
@@ -139,7 +126,7 @@ async def answer(
 async def invite(
     services: ServicesDep, player: PlayerDep, club_id: ClubPath, body: Annotated[PlayerIn, Body()]
 ) -> dict[str, Any]:
-    await _run(clubs.invite, services.database, club_id, player.id, body.player_id)
+    await run(clubs.invite, services.database, club_id, player.id, body.player_id)
     return {"ok": True}
 
 
@@ -147,7 +134,7 @@ async def invite(
 async def kick(
     services: ServicesDep, player: PlayerDep, club_id: ClubPath, body: Annotated[KickIn, Body()]
 ) -> dict[str, Any]:
-    await _run(clubs.kick, services.database, club_id, player.id, body.player_id, ban=body.ban)
+    await run(clubs.kick, services.database, club_id, player.id, body.player_id, ban=body.ban)
     return {"ok": True}
 
 
@@ -155,7 +142,7 @@ async def kick(
 async def unban(
     services: ServicesDep, player: PlayerDep, club_id: ClubPath, body: Annotated[PlayerIn, Body()]
 ) -> dict[str, Any]:
-    await _run(clubs.unban, services.database, club_id, player.id, body.player_id)
+    await run(clubs.unban, services.database, club_id, player.id, body.player_id)
     return {"ok": True}
 
 
@@ -163,7 +150,7 @@ async def unban(
 async def role(
     services: ServicesDep, player: PlayerDep, club_id: ClubPath, body: Annotated[RoleIn, Body()]
 ) -> dict[str, Any]:
-    await _run(clubs.set_role, services.database, club_id, player.id, body.player_id, body.role)
+    await run(clubs.set_role, services.database, club_id, player.id, body.player_id, body.role)
     return {"ok": True}
 
 
@@ -176,7 +163,7 @@ async def posts(
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> dict[str, Any]:
     """A page of the club's chat, newest first (``before``: the oldest id of the last page)."""
-    lines = await _run(clubs.posts, services.database, club_id, player.id, before, limit)
+    lines = await run(clubs.posts, services.database, club_id, player.id, before, limit)
     return {"posts": lines}
 
 
@@ -185,7 +172,7 @@ async def new_post(
     services: ServicesDep, player: PlayerDep, club_id: ClubPath, body: Annotated[PostIn, Body()]
 ) -> dict[str, Any]:
     limits = limits_of(services.settings)
-    return await _run(
+    return await run(
         clubs.post,
         services.database,
         club_id,
@@ -211,6 +198,6 @@ async def standings(
     daily = services.daily
     month = month or daily.today().strftime("%Y-%m")
     who = viewer.id if viewer else None
-    lines = await _run(clubs.standings, services.database, club_id, who, month, preset)
-    events = await _run(club_standings.over_events, services.database, club_id, who, month)
+    lines = await run(clubs.standings, services.database, club_id, who, month, preset)
+    events = await run(club_standings.over_events, services.database, club_id, who, month)
     return {"month": month, "preset": preset, "lines": lines, "events": events}

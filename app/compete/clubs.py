@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from app.compete.errors import CompeteError
 from app.compete.scoring import places
 from app.db import Database
 from app.db.compete_models import Club, ClubBan, ClubMember, ClubPending, ClubPost, DailyMonth
@@ -39,12 +40,8 @@ class ClubLimits:
     post_max_chars: int = 300
 
 
-class ClubError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+class ClubError(CompeteError):
+    """A club's refusal (app.compete.errors)."""
 
 
 def _club(session: Session, club_id: int) -> Club:

@@ -27,6 +27,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.compete import store
 from app.compete.deals import daily_options, daily_seed, player_version
+from app.compete.errors import CompeteError
 from app.compete.replays import deal_replay, expert_par
 from app.compete.scoring import places, total
 from app.db import Database
@@ -45,12 +46,8 @@ PAR_LEASE_SECONDS = 600.0
 PAGE_MAX = 100
 
 
-class DailyError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+class DailyError(CompeteError):
+    """The daily challenge's refusal (app.compete.errors)."""
 
 
 class DailyService:

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from app.compete.errors import CompeteError
 from app.compete.scoring import matchpoints
 from app.compete.swiss import Seat, table_points
 
@@ -35,14 +36,8 @@ EVENT_STATES = ("registering", "running", "finished")
 HANDS_PER_ROUND = 4  # a round's table plays this many hands exactly
 
 
-class EventError(Exception):
-    """A refusal: an HTTP status, a stable code and a message; a refused call changes nothing."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+class EventError(CompeteError):
+    """An event's refusal (app.compete.errors)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,25 +4,23 @@ code and changes nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Path, Query
+from fastapi import APIRouter, Body, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
 from app.api.strict import StrictRoute
 from app.compete import arena_store, event_reminders, event_standings, events_store
 from app.compete.events import EventError, EventLimits, check_minutes
+from app.compete.http import refuse, run
 from app.services import Services
 from app.settings import Settings
 
 router = APIRouter(prefix="/api/events", tags=["events"], route_class=StrictRoute)
 
 EventPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
-T = TypeVar("T")
 
 
 class EventIn(BaseModel):
@@ -49,17 +47,6 @@ def limits_of(settings: Settings) -> EventLimits:
     )
 
 
-def _fail(error: EventError) -> NoReturn:
-    raise HTTPException(error.status, detail={"code": error.code, "message": error.message})
-
-
-async def _run(fn: Callable[..., T], *args: Any, **kw: Any) -> T:
-    try:
-        return await run_in_threadpool(fn, *args, **kw)
-    except EventError as error:
-        _fail(error)
-
-
 @router.post("", status_code=201)
 async def create(
     services: ServicesDep, player: PlayerDep, body: Annotated[EventIn, Body()]
@@ -72,9 +59,9 @@ async def create(
         try:
             ends_at = body.starts_at + timedelta(minutes=check_minutes(body.minutes, limits))
         except EventError as error:
-            _fail(error)
+            refuse(error)
         rounds = 1
-    made: dict[str, Any] = await _run(
+    made: dict[str, Any] = await run(
         events_store.create_event,
         services.database,
         player.id,
@@ -98,7 +85,7 @@ async def create(
 async def _tell_members(services: Services, event_id: int, maker: str) -> None:
     """``event_scheduled`` to the club's other members, once, after the commit (a notice that
     could not be queued is lost, as for an invitation: the club's page lists the event)."""
-    news = await _run(event_reminders.club_news, services.database, event_id, maker)
+    news = await run(event_reminders.club_news, services.database, event_id, maker)
     if news is None:
         return
     data = {"event": event_id, "event_name": news["event_name"], "club_name": news["club_name"]}
@@ -115,7 +102,7 @@ async def listing(
 ) -> dict[str, Any]:
     """Events to come and running, soonest first: open to all and the viewer's clubs'
     (``club``: that club's only)."""
-    found = await _run(
+    found = await run(
         events_store.list_events, services.database, viewer.id if viewer else None, club, limit
     )
     return {"events": found}
@@ -128,10 +115,10 @@ async def read(
     """The event and the viewer's part in it; an arena's adds the seconds left, the games
     finished, the viewer's pause and their table now (arena_store.view)."""
     who = viewer.id if viewer else None
-    page = await _run(events_store.event_page, services.database, event_id, who)
+    page = await run(events_store.event_page, services.database, event_id, who)
     if page["format"] == "arena":
         now = datetime.now(UTC)
-        page.update(await _run(arena_store.view, services.database, event_id, who, now))
+        page.update(await run(arena_store.view, services.database, event_id, who, now))
     return page
 
 
@@ -139,7 +126,7 @@ async def read(
 async def register(services: ServicesDep, player: PlayerDep, event_id: EventPath) -> dict[str, Any]:
     limits = limits_of(services.settings)
     now = datetime.now(UTC)  # an arena running takes players while its window is open
-    await _run(arena_store.register, services.database, event_id, player.id, limits, now)
+    await run(arena_store.register, services.database, event_id, player.id, limits, now)
     return {"ok": True}
 
 
@@ -147,7 +134,7 @@ async def register(services: ServicesDep, player: PlayerDep, event_id: EventPath
 async def pause(services: ServicesDep, player: PlayerDep, event_id: EventPath) -> dict[str, Any]:
     """An arena's player is not seated again (the game they play now plays on)."""
     now = datetime.now(UTC)
-    await _run(arena_store.pause, services.database, event_id, player.id, True, now)
+    await run(arena_store.pause, services.database, event_id, player.id, True, now)
     return {"ok": True}
 
 
@@ -155,13 +142,13 @@ async def pause(services: ServicesDep, player: PlayerDep, event_id: EventPath) -
 async def resume(services: ServicesDep, player: PlayerDep, event_id: EventPath) -> dict[str, Any]:
     """Back from a pause: waiting for a table from now."""
     now = datetime.now(UTC)
-    await _run(arena_store.pause, services.database, event_id, player.id, False, now)
+    await run(arena_store.pause, services.database, event_id, player.id, False, now)
     return {"ok": True}
 
 
 @router.post("/{event_id}/withdraw")
 async def withdraw(services: ServicesDep, player: PlayerDep, event_id: EventPath) -> dict[str, Any]:
-    await _run(events_store.withdraw, services.database, event_id, player.id)
+    await run(events_store.withdraw, services.database, event_id, player.id)
     return {"ok": True}
 
 
@@ -174,7 +161,7 @@ async def standings(
     viewer: OptionalPlayerDep = None,
 ) -> dict[str, Any]:
     """A page of the standings, best first; ``next`` is the cursor of the page after."""
-    return await _run(
+    return await run(
         event_standings.standings,
         services.database,
         event_id,
