@@ -42,7 +42,7 @@ from app.bots.fast import double_rollout
 from app.bots.policy import policy_rollout
 from app.engine.playout import Sim
 from app.review import Decision, ReviewBudget
-from app.review.analysis import decision_rng, evaluate_decision
+from app.review.analysis import evaluate_decision, position_rng
 from app.review.calibration import KNOTS, apply_knots, budget_scale
 
 from .tournament import _setup
@@ -128,7 +128,7 @@ def positions(preset: str, deal: int, budget: ReviewBudget) -> Iterator[dict[str
         units = budget_scale(preset) * (budget.pass_units if pass_ else budget.play_units)
         c0 = time.process_time()
         raw = evaluate_decision(
-            rules, dec, decision_rng(budget.seed, SEAT, dec), units, budget.cap_ms
+            rules, dec, position_rng(budget.seed, dec.view), units, budget.cap_ms
         )
         cpu = time.process_time() - c0
         if raw is None:

@@ -8,6 +8,8 @@ thresholds and the accuracy.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import math
 import random
 import time
@@ -40,10 +42,10 @@ class ReviewBudget:
     ``play_units`` / ``pass_units``: work per decision in the Expert's units (one unit is one
     full-hand rollout; a fifth of what the Expert plays (4,000) and passes (12,000) with: the
     calibration, ``calibration.py``, is fitted at these defaults, ``FITTED_UNITS``); ``seed``:
-    the review's random numbers (with the decision's index); ``cap_ms``: wall-clock safety cap
-    of one decision; ``time_cap_s``: of the whole review (None: none); past it the remaining
-    decisions get the minimum search (16 deals).  A cap that cuts a search makes the review no
-    longer exact to reproduce; the output says so (``"cut": true``)."""
+    the review's random numbers (with the position: :func:`position_rng`); ``cap_ms``:
+    wall-clock safety cap of one decision; ``time_cap_s``: of the whole review (None: none);
+    past it the remaining decisions get the minimum search (16 deals).  A cap that cuts a
+    search makes the review no longer exact to reproduce; the output says so (``"cut": true``)."""
 
     play_units: int = FITTED_UNITS[0]
     pass_units: int = FITTED_UNITS[1]
@@ -192,7 +194,7 @@ def review_views(
     for done, dec in enumerate(decisions, 1):
         over = budget.time_cap_s is not None and time.perf_counter() - started > budget.time_cap_s
         cut = cut or over
-        rng = decision_rng(budget.seed, seat, dec)
+        rng = position_rng(budget.seed, dec.view)
         pass_ = dec.made.get("type") == "pass"
         units = 0 if over else scale * (budget.pass_units if pass_ else budget.play_units)
         raw = evaluate_decision(rules, dec, rng, units, budget.cap_ms)
@@ -328,10 +330,19 @@ class Raw:
         return max(0.0, self.options[self.made][1] - self.options[self.best][1])
 
 
-def decision_rng(seed: int, seat: int, dec: Decision) -> random.Random:
-    """The random numbers of one decision's evaluation: the budget's seed and the decision's
-    place in the game, never the game's seed."""
-    return random.Random(f"review:{seed}:{seat}:{dec.index}")
+# What engine.view adds for the page's score sheet (``sheet=True``): no evaluation reads it.
+_SHEET_KEYS = frozenset({"history", "previous_tricks"})
+
+
+def position_rng(seed: int, view: Mapping[str, Any]) -> random.Random:
+    """The random numbers of one evaluation: the budget's seed and the position as the seat
+    sees it (its view less the score sheet), never the game's seed. So one position gets one
+    evaluation wherever it is asked: a hint at the table (app.review.hint) and the review of
+    that move afterwards agree, and a player who followed a hint is not told it was a mistake
+    (unless a wall-clock cap cut one of the two short)."""
+    position = {k: v for k, v in view.items() if k not in _SHEET_KEYS}
+    text = json.dumps(position, sort_keys=True, separators=(",", ":"), default=list)
+    return random.Random(f"eval:{seed}:{hashlib.sha256(text.encode()).hexdigest()}")
 
 
 def evaluate_decision(

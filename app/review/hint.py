@@ -4,8 +4,11 @@ Pure: the same evaluation as the review (``app.bots.expert.evaluate_play`` / ``e
 over the seat's view alone (``app.engine.view(state, seat)``: its hand, the cards played, the
 passes it made and received), with the review's calibration of the differences between moves
 (``calibration.py``), at the review's budget (800 units a play, 2,400 a pass: about half
-the CPU of the 1,600 / 4,800 docs/bots.md "Hints" measured), cut at 0.9 s of wall clock.  The
-caller (the table's computer-player workers) decides who may ask and how often.
+the CPU of the 1,600 / 4,800 docs/bots.md "Hints" measured; the dummy game's doubled as the
+review doubles it) and with the review's random numbers for the position
+(``analysis.position_rng``), so a hint and the review of the move after it agree; cut at 0.9
+s of wall clock.  The caller (the table's computer-player workers) decides who may ask and
+how often.
 
 ``hint(view, rules, seed=...)`` returns (JSON-ready)::
 
@@ -20,7 +23,6 @@ caller (the table's computer-player workers) decides who may ask and how often.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,8 +31,8 @@ from app.bots.expert import Evaluation, evaluate_pass, evaluate_play
 from app.bots.knowledge import Knowledge
 from app.bots.players import Budget, pass_json, play_json
 
-from .analysis import ReviewBudget
-from .calibration import calibrated
+from .analysis import ReviewBudget, position_rng
+from .calibration import budget_scale, calibrated
 
 # the work of one hint, in the Expert's units (full rollouts): the review's budget, at which its
 # calibration is fitted; and its wall-clock cap (ms)
@@ -90,15 +92,20 @@ def hint(
     view: Mapping[str, Any],
     rules: engine.Rules,
     *,
-    seed: int,
+    seed: int = ReviewBudget.seed,
     play_units: int = PLAY_UNITS,
     pass_units: int = PASS_UNITS,
     cap_ms: float = CAP_MS,
 ) -> dict[str, Any]:
-    """The suggestion for the seat whose view this is (see the module docstring)."""
+    """The suggestion for the seat whose view this is (see the module docstring). ``seed``
+    and the units are the review's (its random numbers for this position, and its budget,
+    scaled as the review scales it for the preset), so the hint is the review's verdict on the
+    position before the move: the move it suggests is the one the review finds best."""
     legal = view.get("legal")
     kind = legal.get("type") if isinstance(legal, Mapping) else None
-    rng = random.Random(f"hint:{seed}")
+    rng = position_rng(seed, view)
+    scale = budget_scale(rules.preset)
+    play_units, pass_units = scale * play_units, scale * pass_units
     if kind == "play":
         k = Knowledge(view, rules)
         ev = evaluate_play(k, rng, Budget(play_units, cap_ms))
@@ -138,7 +145,7 @@ def hint(
 
 
 def seat_hint(
-    view: Mapping[str, Any], preset: str, options: Mapping[str, object], seed: int
+    view: Mapping[str, Any], preset: str, options: Mapping[str, object], seed: int = 0
 ) -> dict[str, Any]:
     """``hint`` for the seat whose view this is, at a table of ``preset`` with ``options``:
     what the table's hint worker runs (arguments that pickle; the view is all it sees)."""

@@ -22,7 +22,7 @@ from app.engine import GameState
 from app.review.hint import seat_hint
 from app.store import keys
 from app.tables.change import Actor, Change
-from app.tables.computer import ChecksBusy, bot_seed
+from app.tables.computer import ChecksBusy
 from app.tables.errors import TableError
 from app.tables.model import Table
 from app.tables.seats import mover
@@ -62,9 +62,8 @@ class HintCommands(TableWriter):
                 f"at most {self.settings.hints_per_minute} hints a minute; try again shortly",
             )
         view = engine.view(game, seat_no, sheet=False)
-        seed = bot_seed(table.seed, table.move_no) + 7 * seat_no + 1
         try:
-            answer = await self.computer.check(seat_hint, view, table.preset, table.options, seed)
+            answer = await self.computer.check(seat_hint, view, table.preset, table.options)
         except ChecksBusy:
             await self.store.redis.decr(key)  # nothing worked out: not counted
             raise TableError("hints_busy", BUSY) from None

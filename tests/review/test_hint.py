@@ -1,5 +1,6 @@
 """Hints (app/review/hint.py): the suggestion is a legal move, the figures add up, the words
-say them, and a hint is computed from the asking seat's view only, in every preset."""
+say them, a hint is computed from the asking seat's view only, and a player who follows every
+hint is never told by the review that a move was a mistake, in every preset."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from app import engine
 from app.bots import choose_move
 from app.bots.knowledge import card_of
 from app.engine.rules import PRESETS
+from app.review.analysis import ReviewBudget, review_seat
 from app.review.hint import hint, words
 from tests.review.test_analysis import ONE_HAND, _twin_games
 
@@ -100,3 +102,37 @@ def test_nothing_to_decide_gives_no_hint() -> None:
     view = engine.view(s, 0)
     view = dict(view, legal=None)
     assert hint(view, rules, seed=0)["kind"] is None
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_a_player_who_follows_every_hint_loses_nothing_in_the_review(preset: str) -> None:
+    """The hint is the review's verdict before the move: the same random numbers for the same
+    position and the same budget (the dummy game's doubled in both), so a seat that plays
+    each hinted move is reviewed at 0 points lost on every decision, pass and play alike."""
+    rules = engine.make_rules(preset, ONE_HAND)
+    budget = ReviewBudget(play_units=60, pass_units=120, seed=4)
+    units = {"play_units": budget.play_units, "pass_units": budget.pass_units, "cap_ms": 1e9}
+    s = engine.new_game(rules, 11)
+    moves: list[list[Any]] = []
+    hinted = 0
+    while s.phase != "over":
+        who = engine.seats_to_act(s)[0]
+        view = engine.view(s, who, sheet=False)  # what the table's hint is given
+        move = None
+        if who == 0:
+            h = hint(view, rules, seed=budget.seed, **units)
+            if h["options"]:  # a choice the review judges (else no figures to agree with)
+                move = h["best"]
+                hinted += 1
+        if move is None:
+            move = choose_move("standard", view, len(moves))
+        moves.append([who, move])
+        s = engine.apply(s, who, engine.move_from_json(move))
+    assert hinted >= 3, "too few choices to test anything"
+    record = {"preset": preset, "options": rules.to_options(), "seed": 11, "moves": moves}
+    review = review_seat(record, 0, budget=budget)
+    judged = [d for hand in review["hands"] for d in hand["decisions"]]
+    assert len(judged) >= hinted
+    assert all(d["loss"] == 0 and d["mark"] is None for d in judged), [
+        (d["index"], d["made"], d["best"], d["loss"]) for d in judged if d["loss"]
+    ]
