@@ -135,16 +135,7 @@ class Fanout:
             handlers = self._handlers.setdefault(channel, [])
             handlers.append(handler)
             if len(handlers) == 1:
-                shard = is_shard_channel(channel)
-                if self._cluster is not None:
-                    self._cluster.join(channel, shard)
-                elif self._proto is not None:
-                    self._proto.command("SSUBSCRIBE" if shard else "SUBSCRIBE", channel)
-                elif self._pubsub is not None:
-                    if shard:
-                        await self._pubsub.ssubscribe(channel)
-                    else:
-                        await self._pubsub.subscribe(channel)
+                await self._follow(channel, True)
 
     async def unsubscribe(self, channel: str, handler: Handler) -> None:
         async with self._lock:
@@ -155,16 +146,23 @@ class Fanout:
                 handlers.remove(handler)
             if not handlers:
                 del self._handlers[channel]
-                shard = is_shard_channel(channel)
-                if self._cluster is not None:
-                    self._cluster.leave(channel, shard)
-                elif self._proto is not None:
-                    self._proto.command("SUNSUBSCRIBE" if shard else "UNSUBSCRIBE", channel)
-                elif self._pubsub is not None:
-                    if shard:
-                        await self._pubsub.sunsubscribe(channel)
-                    else:
-                        await self._pubsub.unsubscribe(channel)
+                await self._follow(channel, False)
+
+    async def _follow(self, channel: str, join: bool) -> None:
+        """Start (``join``) or stop receiving ``channel`` on this fan-out's connection: a
+        shard channel by SSUBSCRIBE / SUNSUBSCRIBE, any other by SUBSCRIBE / UNSUBSCRIBE."""
+        shard = is_shard_channel(channel)
+        if self._cluster is not None:
+            (self._cluster.join if join else self._cluster.leave)(channel, shard)
+        elif self._proto is not None:
+            verb = "SUBSCRIBE" if join else "UNSUBSCRIBE"
+            self._proto.command(f"S{verb}" if shard else verb, channel)
+        elif self._pubsub is not None:
+            pubsub = self._pubsub
+            if join:
+                await (pubsub.ssubscribe if shard else pubsub.subscribe)(channel)
+            else:
+                await (pubsub.sunsubscribe if shard else pubsub.unsubscribe)(channel)
 
     def _dispatch(self, channel: str, data: bytes) -> None:
         for handler in list(self._handlers.get(channel, ())):
