@@ -25,13 +25,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 import os
 import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,7 @@ import orjson
 from app.db import reviews
 from app.db.database import Database
 from app.store import keys
-from app.workers import exit_with_parent
+from app.workers import worker_pool
 
 log = logging.getLogger(__name__)
 
@@ -57,13 +56,6 @@ CPU_FLOOR_SECONDS = 10.0
 
 class ReviewTooLong(Exception):
     """The review used its CPU cap: it stops, and the job fails."""
-
-
-def _init_worker(parent: int) -> None:
-    """A review worker: ends with its server, imports the review, runs at a low priority."""
-    exit_with_parent("app.review", parent)
-    with contextlib.suppress(OSError):
-        os.nice(REVIEW_NICE)
 
 
 def write_progress(path: str, fraction: float) -> None:
@@ -183,15 +175,8 @@ class ReviewRunner:
 
     def _pool(self) -> Executor:
         if self._executor is None:
-            if self.workers <= 0:
-                self._executor = ThreadPoolExecutor(1, thread_name_prefix="review")
-            else:
-                self._executor = ProcessPoolExecutor(
-                    self.workers,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_init_worker,
-                    initargs=(os.getpid(),),
-                )
+            # A review worker runs at a low priority: moves and computers' turns come first.
+            self._executor = worker_pool(self.workers, "review", "app.review", REVIEW_NICE)
         return self._executor
 
     def close(self) -> None:

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
-import os
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
@@ -26,7 +24,7 @@ from app.bots import DEFAULT_BUDGET_MS, LEVELS, choose_move
 from app.engine import GameState
 from app.tables.change import Change, public_move
 from app.tables.model import Seat, Table
-from app.workers import exit_with_parent
+from app.workers import worker_pool
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -70,18 +68,7 @@ class ComputerPlayers:
 
     def _pool(self) -> Executor:
         if self._executor is None:
-            if self.workers <= 0:
-                self._executor = ThreadPoolExecutor(1, thread_name_prefix="bots")
-            else:
-                # spawn: a clean interpreter per worker (forking a process with an event loop
-                # and threads running is not safe); each imports only the bots and the engine,
-                # and ends with the server process.
-                self._executor = ProcessPoolExecutor(
-                    self.workers,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=exit_with_parent,
-                    initargs=("app.bots", os.getpid()),
-                )
+            self._executor = worker_pool(self.workers, "bots", "app.bots")
         return self._executor
 
     def start(self) -> None:
@@ -136,15 +123,7 @@ class ComputerPlayers:
 
     def _check_pool(self) -> Executor:
         if self._checks is None:
-            if self.workers <= 0:
-                self._checks = ThreadPoolExecutor(1, thread_name_prefix="claim-checks")
-            else:
-                self._checks = ProcessPoolExecutor(
-                    1,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=exit_with_parent,
-                    initargs=("app.engine.claim", os.getpid()),
-                )
+            self._checks = worker_pool(min(self.workers, 1), "claim-checks", "app.engine.claim")
         return self._checks
 
     def checks_full(self) -> bool:
