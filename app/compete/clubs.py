@@ -22,12 +22,12 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from app.compete.errors import CompeteError
+from app.compete.errors import CompeteError, checked_name
 from app.compete.scoring import places
 from app.db import Database
 from app.db.compete_models import Club, ClubBan, ClubMember, ClubPending, ClubPost, DailyMonth
 from app.db.models import Player
-from app.text import TextRuleError, clean_chat, clean_name
+from app.text import TextRuleError, clean_chat
 
 ROLE_RANK = {"owner": 2, "admin": 1, "member": 0}
 
@@ -107,12 +107,7 @@ def _summary(club: Club, member: ClubMember | None) -> dict[str, Any]:
 def create_club(
     db: Database, player_id: str, name: object, is_open: bool, limits: ClubLimits
 ) -> dict[str, Any]:
-    try:
-        clean = clean_name(name)
-    except (TextRuleError, ValueError) as exc:
-        raise ClubError(422, "bad_name", str(exc)) from None
-    if not 1 <= len(clean) <= 40:
-        raise ClubError(422, "bad_name", "a club's name has 1 to 40 characters")
+    clean = checked_name(name, ClubError, "a club's")
     with db.session() as session:
         owned = session.exec(
             select(sa.func.count())

@@ -20,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
+from app.compete.errors import checked_name
 from app.compete.events import (
     EVENT_FORMATS,
     EventError,
@@ -38,7 +39,6 @@ from app.compete.swiss import Seat, Standing, seat_round, tie_break
 from app.db import Database
 from app.db.compete_models import ClubMember, Event, EventEntry, EventSeat
 from app.db.models import Player, as_utc
-from app.text import TextRuleError, clean_name
 
 
 def visible(session: Session, event_id: int, viewer: str | None) -> Event:
@@ -90,12 +90,7 @@ def create_event(
 ) -> dict[str, Any]:
     from app.engine import PRESETS
 
-    try:
-        clean = clean_name(name)
-    except (TextRuleError, ValueError) as exc:
-        raise EventError(422, "bad_name", str(exc)) from None
-    if not 1 <= len(clean) <= 40:
-        raise EventError(422, "bad_name", "an event's name has 1 to 40 characters")
+    clean = checked_name(name, EventError, "an event's")
     if format not in EVENT_FORMATS:
         raise EventError(422, "bad_format", f"the format is one of {', '.join(EVENT_FORMATS)}")
     if preset not in PRESETS:
