@@ -56,6 +56,9 @@ def _member(session: Session, club_id: int, player_id: str) -> ClubMember | None
 
 
 def _role_at_least(session: Session, club_id: int, player_id: str, role: str) -> ClubMember:
+    """The player's membership of an existing club (404 ``unknown_club`` first), with at
+    least ``role`` (403 ``not_member``, ``not_allowed``)."""
+    _club(session, club_id)
     member = _member(session, club_id, player_id)
     if member is None:
         raise ClubError(403, "not_member", "you are not a member of this club")
@@ -213,7 +216,6 @@ def answer_request(
 
 def invite(db: Database, club_id: int, admin_id: str, player_id: str) -> None:
     with db.session() as session:
-        _club(session, club_id)
         _role_at_least(session, club_id, admin_id, "admin")
         if session.get(Player, player_id) is None:
             raise ClubError(404, "unknown_player", "no such player")
@@ -286,7 +288,6 @@ def kick(db: Database, club_id: int, admin_id: str, player_id: str, *, ban: bool
 
 def unban(db: Database, club_id: int, admin_id: str, player_id: str) -> None:
     with db.session() as session:
-        _club(session, club_id)
         _role_at_least(session, club_id, admin_id, "admin")
         ban = session.get(ClubBan, (club_id, player_id))
         if ban is None:
@@ -301,7 +302,6 @@ def set_role(db: Database, club_id: int, owner_id: str, player_id: str, role: st
     if role not in ROLE_RANK:
         raise ClubError(422, "bad_role", "a role is owner, admin or member")
     with db.session() as session:
-        _club(session, club_id)
         owner = _role_at_least(session, club_id, owner_id, "owner")
         member = _member(session, club_id, player_id)
         if member is None or player_id == owner_id:
@@ -330,7 +330,6 @@ def post(
     if not clean or len(clean) > limits.post_max_chars:
         raise ClubError(422, "bad_chat", f"a line has 1 to {limits.post_max_chars} characters")
     with db.session() as session:
-        _club(session, club_id)
         _role_at_least(session, club_id, player_id, "admin" if announcement else "member")
         line = ClubPost(
             club_id=club_id, player_id=player_id, name=name, text=clean, announcement=announcement
@@ -357,7 +356,6 @@ def posts(
 ) -> list[dict[str, Any]]:
     """A page of the club's lines, newest first (members only), before the id ``before``."""
     with db.session() as session:
-        _club(session, club_id)
         _role_at_least(session, club_id, viewer, "member")
         query = select(ClubPost).where(ClubPost.club_id == club_id)
         if before is not None:
