@@ -22,11 +22,13 @@ from tests.e2e.helpers import (
     PHONE,
     ServerInfo,
     check_page,
+    layout_problems,
     mark_loaded,
     page_version,
     play_until,
     settle,
     still_same_document,
+    text_problems,
     view_state,
     wait_for,
 )
@@ -430,5 +432,130 @@ def test_the_hand_says_whole_what_to_pass_on_a_phone(
         assert " – " in (label.text_content() or "")  # the passing note is there
         fits = page.evaluate("(el) => el.scrollWidth <= el.clientWidth", label.element_handle())
         assert fits, label.text_content()
+    finally:
+        page.context.close()
+
+
+# Between hands the previous hand's result stays in words under the trick, in a box of fixed
+# size (static/js/table/trick.js): each player count, with the computers' names and with five
+# long names (24 letters, the most a name may have).
+BETWEEN_PRESETS = {
+    "classic-3": 3,
+    "classic": 4,
+    "classic-5": 5,
+    "two-player-dummy": 2,
+    "two-player-28": 2,
+}
+LONG_NAMES = [
+    "Wolfgang-Maximilian Wein",
+    "Marie-Charlotte Dubois-L",
+    "Bartholomäus Wunderlich",
+    "Guillemette Beauregardes",
+    "Ottokar Schwarzenberger",
+]
+
+# The page's state as the server sent it last (kept in window.__base), handed to the page
+# again as the next version: with `names`, the seats renamed; with `ended`, as the server sends
+# it once a hand is over (hand 12 over with 26 points each, the next hand's pause under way)
+# while the page waits for this player's move. Its last trick is not on the felt (by default
+# it is gathered to its winner before the hand's result shows).
+BETWEEN_HANDS_JS = """([names, ended]) => {
+  const p = window.__hearts;
+  window.__base = window.__base
+    || { view: structuredClone(p.view), table: structuredClone(p.table) };
+  const v = structuredClone(window.__base.view);
+  const table = structuredClone(window.__base.table);
+  if (names) table.seats.forEach((seat, i) => { if (seat) seat.name = names[i]; });
+  if (ended) {
+    v.history = [{ hand_no: 11, dealer: 0, direction: "left", moon: null, ended_early: false,
+      points: v.scores.map(() => 26), totals: v.scores.map(() => 126),
+      tricks_won: v.scores.map(() => 0), dead: ["2C", "3D"].slice(0, v.dead_count || 0) }];
+    Object.assign(v, { hand_no: 12, hands_played: 12, tricks: [], trick: [] });
+    v.scores = v.scores.map(() => 126);
+    table.pause_until_ms = Date.now() + 600000;
+  }
+  p.onMessage({ type: "state", version: p.shownVersion + 1, seat: p.seat, table, view: v });
+}"""
+WORDS_BOX_JS = """() => {
+  const box = document.querySelector('.trick-info').getBoundingClientRect();
+  const trick = document.querySelector('.trick').getBoundingClientRect();
+  const names = [...document.querySelectorAll('.trick-info .recap-name')].map((e) => e.title);
+  const recap = document.querySelector('.trick-info .last-hand');
+  // Where the box is under the trick and its height; its width is the trick's.
+  const place = [box.x - trick.x, box.y - trick.y, box.width - trick.width, box.height];
+  return { box: place.map(Math.round), names,
+           recap: recap && recap.offsetParent ? recap.textContent : null };
+}"""
+
+
+def between_hands(page: Any, names: list[str] | None) -> dict[str, Any]:
+    """Hand the page the end of a hand (BETWEEN_HANDS_JS); the words box as it then is."""
+    page.evaluate(BETWEEN_HANDS_JS, [names, True])
+    close = page.locator(".center-panel.hand-result button")
+    if close.count():
+        close.click()
+    wait_for(lambda: page.evaluate(WORDS_BOX_JS)["recap"], what="the hand's result")
+    return dict(page.evaluate(WORDS_BOX_JS))
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
+def test_the_hands_result_under_the_trick_fits_every_table(
+    browser: Any, server: ServerInfo, viewport: dict[str, int]
+) -> None:
+    """Between hands, in French and German, for three, four and five players and the two
+    two-player games: the previous hand's points under the trick are whole in their box (the
+    French 'Main 1 : Amélie +2, Ordinateur 2 +4, ...' was cut at 1280x800), each player named
+    as the score sheet does, long names (whole in their title) too; the box keeps its place
+    and size in the trick's place, nothing moves (layout shift), axe and overlaps."""
+    page = open_page(browser, server, viewport, None, reduced_motion=True)
+    try:
+        for preset, players in BETWEEN_PRESETS.items():
+            token = guest_token(server, "Amélie")
+            page.context.add_cookies([{"name": "hearts_token", "value": token, "url": server.url}])
+            bots = {str(seat): "easy" for seat in range(1, players)}
+            table = new_table(server, token, preset, bots=bots)
+            for lang in ("fr", "de"):
+                page.context.add_cookies(
+                    [{"name": "hearts_lang", "value": lang, "url": server.url}]
+                )
+                if lang == "fr":
+                    start_at_table(page, table["id"])
+                else:
+                    page.goto(f"/?table={table['id']}")
+                # The server has nothing more to send until this player moves.
+                wait_for(
+                    lambda: page.evaluate(
+                        "() => { const p = window.__hearts; return !!p && !!p.view"
+                        " && p.view.phase !== 'deal'"
+                        " && JSON.stringify(p.view.to_act) === JSON.stringify([p.seat]); }"
+                    ),
+                    what="this player's move",
+                )
+                state = f"between-{preset}-{lang}"
+                before = page.evaluate(WORDS_BOX_JS)
+                after = between_hands(page, None)
+                assert after["box"] == before["box"], (state, before, after)
+                assert "12" in after["recap"] and after["recap"].count("+26") == len(
+                    after["names"]
+                ), (state, after)
+                assert after["names"][0] == "Amélie", (state, after)
+                checked(page, state)
+                # Everyone with a long name: the seats first (their plaques may grow, the
+                # dummy game's seat column too), then the hand's end: the box stays as it was.
+                page.evaluate(BETWEEN_HANDS_JS, [LONG_NAMES, False])
+                wait_for(
+                    lambda: LONG_NAMES[1] in (page.text_content(".seats") or ""),
+                    what="the long names",
+                )
+                seated = page.evaluate(WORDS_BOX_JS)
+                long = between_hands(page, LONG_NAMES)
+                assert long["box"] == seated["box"], (state, seated, long)
+                assert long["names"][:players] == LONG_NAMES[:players], (state, long)
+                # The words box's own text (a seat's plaque, a name under a card and the
+                # scores panel have long names' problems of their own, not this box's).
+                words = [p for p in text_problems(page) if "trick-info" in p or "recap" in p]
+                problems = words + layout_problems(page)
+                assert not problems, (state, "\n".join(problems))
+                assert not page.js_errors, page.js_errors
     finally:
         page.context.close()

@@ -49,6 +49,8 @@ export class LayoutPart {
 
     e.trick = h("div", { class: "trick", role: "group", "aria-label": t("table.head.trick_cards") });
     e.trickInfo = h("div", { class: "trick-info", "aria-live": "polite" });
+    // Its words are fitted to its width (trick.js fitTrickInfo): again when that changes.
+    new ResizeObserver(() => this.fitTrickInfo()).observe(e.trickInfo);
     // Cards of a trick sliding to its winner after a newer state replaced them (motion.js).
     e.trickGhosts = h("div", { class: "trick-ghosts", "aria-hidden": "true" });
     e.trickArea = h("div", { class: "trick-area" }, e.trick, e.trickGhosts, e.trickInfo);

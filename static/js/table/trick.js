@@ -4,8 +4,14 @@
 
 import { cardLabel, parseCard, renderCard, suitName } from "../cards.js";
 import { h, fill, setText } from "../dom.js";
-import { has, plural, t } from "../i18n.js";
+import { has, plural, t, tNodes } from "../i18n.js";
 import { ledSuitOf, markLedFaces, handTricks, cardChip, signed, capital } from "./util.js";
+
+// What the words under the trick leave out, in this order, when they do not fit their box
+// (table.css): the minor notes, then long names cut to a few letters (whole in their title),
+// the previous hand's face-down cards (on its result panel and the score sheet), the line of
+// the trick in play, and names cut shorter still.
+const FIT_STEPS = ["fit-minor", "fit-names", "fit-dead", "fit-live", "fit-names-short"];
 
 export class TrickPart {
   /** The last completed trick: of this hand, or the previous hand's last one. */
@@ -106,7 +112,12 @@ export class TrickPart {
     this.trickDrawn = true;
     // The words under the trick.
     const info = [];
-    if (done) {
+    // Early in a hand, the previous hand's result stays in words under the trick (the
+    // result panel may already be gone), with its face-down cards shown; it takes the place
+    // of who took that hand's last trick (outlined in the trick all the same).
+    const last = v.history.length ? v.history[v.history.length - 1] : null;
+    const recap = last && v.tricks.length === 0 && v.phase !== "over" && last.hand_no === v.hand_no - 1;
+    if (done && !recap) {
       const winnerName = done.winner === "dummy" ? t("table.the_dummy") : this.seatName(done.winner);
       info.push(done.winner === this.seat ? t("table.trick.you_took") : t("table.trick.took", { name: winnerName }));
     } else if (v.trick.length && ledSuit) {
@@ -126,25 +137,50 @@ export class TrickPart {
       info.push(plural("table.trick.passing", v.pass_count, { direction: has(`direction.${dir}`) ? t(`direction.${dir}`) : dir }));
     }
     if (v.dead_count && v.phase === "play") info.push(["minor", plural("table.trick.dead", v.dead_count)]);
-    // Early in a hand, the previous hand's result stays in words under the trick (the
-    // result panel may already be gone), with its face-down cards shown.
-    const last = v.history.length ? v.history[v.history.length - 1] : null;
-    const recap = last && v.tricks.length === 0 && v.phase !== "over" && last.hand_no === v.hand_no - 1;
     const children = info.filter((item) => !(recap && Array.isArray(item))).map((item) => (Array.isArray(item)
       ? h("span", { class: `info-${item[0]}` }, `${item[1]} `)
-      : h("span", {}, `${item} `)));
+      : h("span", { class: "info-live" }, `${item} `)));
+    const names = recap ? last.points.map((_, i) => [this.shortName(i), this.scorerName(i)]) : [];
     if (recap) {
-      const parts = last.points.map((p, i) => `${this.scorerName(i)} ${signed(p)}`).join(", ");
-      children.push(h("span", { class: "last-hand" }, t("table.trick.last_hand", { n: last.hand_no + 1, parts })));
+      children.push(h("span", { class: "last-hand" },
+        ...tNodes(t("table.trick.last_hand", { n: last.hand_no + 1 }), { parts: this.recapParts(last.points, names) })));
       if (last.dead && last.dead.length) {
         children.push(h("span", { class: "dead-line" }, t("table.trick.dead_were") + " ",
           last.dead.map((c) => cardChip(c))));
       }
     }
-    const key = JSON.stringify([info, last && last.hand_no, v.tricks.length === 0]);
+    const key = JSON.stringify([info, last && last.hand_no, v.tricks.length === 0, names]);
     if (this.el.trickInfo.dataset.key !== key) {
       this.el.trickInfo.dataset.key = key;
       fill(this.el.trickInfo, children);
+      this.fitTrickInfo();
+    }
+  }
+
+  /** A hand's points as the score sheet names its players ("Comp 2 +4"): each player's
+   *  name and points on one line, the name in full for screen readers and in its title. */
+  recapParts(points, names) {
+    return h("span", { class: "recap" }, points.flatMap((p, i) => {
+      const [short, full] = names[i];
+      // A computer's short name ("Comp 2") is never cut: cut, the computers looked alike.
+      const name = short === full
+        ? h("span", { class: "recap-name", title: full }, full)
+        : h("span", { class: "recap-name recap-short", title: full },
+          h("span", { "aria-hidden": "true" }, short), h("span", { class: "sr-only" }, full));
+      const item = h("span", { class: "recap-item" }, name, h("span", { class: "recap-pts" }, `\u00a0${signed(p)}`));
+      return i ? [", ", item] : [item];
+    }));
+  }
+
+  /** The words box keeps one size whatever it says (a box growing would move the trick):
+   *  when its words do not fit, the least needed go first, one step at a time (FIT_STEPS),
+   *  until they do. Run at each change of words and when the box changes width. */
+  fitTrickInfo() {
+    const box = this.el.trickInfo;
+    box.classList.remove(...FIT_STEPS);
+    for (const step of FIT_STEPS) {
+      if (box.scrollHeight <= box.clientHeight + 1) return;
+      box.classList.add(step);
     }
   }
 
