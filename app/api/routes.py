@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from app import engine
@@ -14,7 +14,7 @@ from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
 from app.api.limits import check_new_guest, limit_address, tables_refused, too_many
 from app.api.refusal import refusal
 from app.api.security import set_session_cookie
-from app.api.strict import StrictRoute
+from app.api.strict import StrictBody, StrictRoute
 from app.db.players import AccountError, language_of, set_language
 from app.friends.store import friend_ids
 from app.i18n import LANGUAGES, supported
@@ -33,16 +33,11 @@ def _error(
     return refusal(status, code, message, values)
 
 
-class GuestIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class GuestIn(StrictBody):
     name: str = Field(max_length=200)
 
 
-class TableIn(BaseModel):
-    # Types are taken as they are: "yes" is not true, "5" is not 5 (refuse rather than bend).
-    model_config = ConfigDict(strict=True)
-
+class TableIn(StrictBody):
     preset: str = "classic"
     options: dict[str, Any] = Field(default_factory=dict)
     private: bool = False
@@ -99,9 +94,7 @@ async def create_guest(
     return {"token": token, "player": {"id": player.id, "name": player.name, "is_guest": True}}
 
 
-class LanguageIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class LanguageIn(StrictBody):
     language: str = Field(max_length=16)
 
 

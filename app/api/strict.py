@@ -10,7 +10,8 @@ Two kinds of text get through JSON and URLs but break later:
 checks the path parameters, the query string and the JSON body, and answers 422 ``bad_text``
 for either kind, naming where it was. The handlers below keep error answers encodable even for
 input that slips past (they never echo a lone surrogate), and answer 503
-``database_unavailable`` with Retry-After when the database does not answer.
+``database_unavailable`` with Retry-After when the database does not answer. ``StrictBody``
+is the base of the request bodies: their types are taken as they are.
 """
 
 from __future__ import annotations
@@ -24,9 +25,16 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
+from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 MAX_DEPTH = 64
+
+
+class StrictBody(BaseModel):
+    """A request body taken as it is: "yes" is not true, "5" is not 5 (refuse rather than bend)."""
+
+    model_config = ConfigDict(strict=True)
 
 
 def text_problem(text: str) -> str | None:

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Path, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
-from app.api.strict import StrictRoute
+from app.api.strict import StrictBody, StrictRoute
 from app.compete import club_standings, clubs
 from app.compete.clubs import ClubLimits
 from app.compete.http import run
@@ -22,28 +22,20 @@ ClubPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
 PlayerPath = Annotated[str, Path(min_length=1, max_length=32)]
 
 
-class ClubIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class ClubIn(StrictBody):
     name: str = Field(max_length=200)
     open: bool = True
 
 
-class JoinIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class JoinIn(StrictBody):
     link: str | None = Field(default=None, max_length=64)
 
 
-class AnswerIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class AnswerIn(StrictBody):
     accept: bool
 
 
-class PlayerIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class PlayerIn(StrictBody):
     player_id: str = Field(min_length=1, max_length=32)
 
 
@@ -55,9 +47,7 @@ class RoleIn(PlayerIn):
     role: str = Field(max_length=8)
 
 
-class PostIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class PostIn(StrictBody):
     text: str = Field(max_length=4000)
     announcement: bool = False
 

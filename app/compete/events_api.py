@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Path, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from app.api.deps import OptionalPlayerDep, PlayerDep, ServicesDep
-from app.api.strict import StrictRoute
+from app.api.strict import StrictBody, StrictRoute
 from app.compete import arena_store, event_reminders, event_standings, events_store
 from app.compete.events import EventError, EventLimits, check_minutes
 from app.compete.http import refuse, run
@@ -23,9 +23,7 @@ router = APIRouter(prefix="/api/events", tags=["events"], route_class=StrictRout
 EventPath = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
-class EventIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class EventIn(StrictBody):
     name: str = Field(max_length=200)
     format: str = Field(default="swiss", max_length=12)
     preset: str = Field(default="classic", max_length=40)

@@ -11,14 +11,14 @@ from __future__ import annotations
 from typing import Annotated, Any, NoReturn
 
 from fastapi import APIRouter, Body, Path, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from app import engine
 from app.api.deps import PlayerDep, ServicesDep
 from app.api.limits import limit_address, limit_or_refuse
 from app.api.refusal import refusal
-from app.api.strict import StrictRoute
+from app.api.strict import StrictBody, StrictRoute
 from app.friends import store
 from app.friends.hub import FriendsHub
 from app.friends.invites import seat_free
@@ -94,37 +94,27 @@ async def _drop_invitations(services: Services, a: str, b: str) -> None:
             _gone(services, holder, invite_id)
 
 
-class RequestIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class RequestIn(StrictBody):
     name: str | None = Field(default=None, max_length=200)
     link: str | None = Field(default=None, max_length=64)
     player_id: str | None = Field(default=None, max_length=32)
 
 
-class BlockIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class BlockIn(StrictBody):
     player_id: str = Field(min_length=1, max_length=32)
 
 
-class SettingsIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class SettingsIn(StrictBody):
     appear_offline: bool
 
 
-class InviteIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class InviteIn(StrictBody):
     player_id: str = Field(min_length=1, max_length=32)
     table_id: str = Field(min_length=1, max_length=64)
     seat: int | None = Field(default=None, ge=0, le=15)
 
 
-class JoinIn(BaseModel):
-    model_config = ConfigDict(strict=True)
-
+class JoinIn(StrictBody):
     table_id: str = Field(min_length=1, max_length=64)
 
 
