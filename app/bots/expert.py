@@ -95,6 +95,7 @@ def expert_decision(
     return search(k, rng, budget)
 
 
+@dataclasses.dataclass(slots=True, eq=False)
 class Evaluation:
     """Expert's evaluation of one decision: the candidates and, per candidate, its points on each
     deal it was played out on (every candidate on the same deals, in order, until it was pruned).
@@ -103,25 +104,13 @@ class Evaluation:
     deal was solved exactly (``endgame.py``) instead of rolled out; ``preferred``: the candidate
     ties go to (the Standard choice); ``cut``: the wall-clock cap stopped the search."""
 
-    __slots__ = ("alive", "cands", "cut", "exact", "preferred", "vals", "worlds")
-
-    def __init__(
-        self,
-        cands: list[int],
-        vals: list[list[float]],
-        alive: list[int],
-        worlds: int,
-        exact: bool,
-        preferred: int,
-        cut: bool = False,
-    ) -> None:
-        self.cands = cands
-        self.vals = vals
-        self.alive = alive
-        self.worlds = worlds
-        self.exact = exact
-        self.preferred = preferred
-        self.cut = cut
+    cands: list[int]
+    vals: list[list[float]]
+    alive: list[int]
+    worlds: int
+    exact: bool
+    preferred: int
+    cut: bool = False
 
     def choice(self) -> int:
         """Expert's choice: the candidate with the lowest mean (ties: ``preferred``)."""
