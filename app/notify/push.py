@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import orjson
 import urllib3
-from pywebpush import WebPusher  # type: ignore[import-untyped]
 
 from app.db import Database
 from app.i18n import DEFAULT, supported
@@ -125,6 +124,10 @@ class PushChannel:
         # pywebpush encrypts (RFC 8291, aes128gcm: the salt and the sender's key travel in the
         # body's header); the post is urllib3's shared, thread-safe connection pool (requests,
         # which pywebpush would post with, costs about a millisecond more per push).
+        # Imported at the first push: pywebpush brings aiohttp and requests, about a tenth of
+        # the server's import time (python -X importtime -c "import app.main").
+        from pywebpush import WebPusher  # type: ignore[import-untyped]
+
         encrypted = WebPusher(target.info()).encode(body, "aes128gcm")["body"]
         headers = {
             **self.signer().headers(target.endpoint),
