@@ -107,6 +107,8 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
+        # One declaration per metric (name, help, labels, registry): Prometheus's form, repeated
+        # by design.
         self.commands = Counter(
             "hearts_commands",
             "Table commands by type and outcome (ok, duplicate, refused)",

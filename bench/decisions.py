@@ -75,6 +75,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--preset", action="append", help="preset(s) (default: classic)")
     ap.add_argument("--level", action="append", choices=LEVELS, help="level(s) (default: all)")
+    # Options of the bench scripts' common form (a repeatable --set, as bench.load's
+    # --server-env).
     ap.add_argument("--hands", type=int, default=6)
     ap.add_argument(
         "--set",

@@ -275,6 +275,8 @@ def main() -> None:
             for line in failing_audits(reports[0]):
                 print(f"{'':>17}not passed: {line}")
     finally:
+        # Stopped as any started server is (terminate, then kill): a bench script imports no test
+        # helper.
         proc.terminate()
         try:
             proc.wait(10)

@@ -191,6 +191,7 @@ def emails(count: int) -> None:
         executor.shutdown()
 
 
+# argparse options, as every bench script declares its own.
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=1000)

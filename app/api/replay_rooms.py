@@ -100,6 +100,8 @@ def _store(services: Services) -> RoomStore:
     return RoomStore(services.redis, services.settings.redis_namespace)
 
 
+# As app.friends.api's _limit, with this router's prefix: the code and its words stay
+# beside each call, where the catalog check (tests/test_catalogs.py) reads them.
 async def _limit(
     services: Services, name: str, attempts: int, window: int, key: str, code: str, what: str
 ) -> None:

@@ -35,6 +35,8 @@ def request_token(scope: Scope) -> str | None:
         elif name == b"cookie":
             cookie_header = value.decode("latin-1")
     if cookie_header:
+        # Parsed as app.i18n parses the language cookie, each for its own cookie: a header that
+        # does not parse means no token.
         cookies: SimpleCookie = SimpleCookie()
         try:
             cookies.load(cookie_header)

@@ -139,6 +139,7 @@ class Solver:
             self.memo[k] = best
         return best
 
+    # _trick's parameter list again (see there), as the claim search's node and child.
     def _close(
         self,
         hands: tuple[int, ...],

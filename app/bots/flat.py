@@ -100,6 +100,8 @@ def _dummy_orders() -> tuple[tuple[tuple[int, ...], ...], ...]:
 DUMMY_ORDERS = _dummy_orders()
 
 
+# The lowest value over the suits, written inline as the policy's choices write it: these
+# run for every card of every rollout (no call, no key function).
 def _lowest_lead(legal: int) -> int:
     """The seed's lowest card: lowest rank, ties C, D, H, S; a joker only if nothing else."""
     best = -1

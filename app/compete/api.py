@@ -87,6 +87,7 @@ async def deal(
     return await answered(_daily(services).deal(player, preset, deal_no, with_attempt))
 
 
+# The day's and the month's boards: two routes of one form, each with its own query.
 @router.get("/{preset}/leaderboard")
 async def day_board(
     services: ServicesDep,

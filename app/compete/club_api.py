@@ -52,6 +52,7 @@ class PostIn(StrictBody):
     announcement: bool = False
 
 
+# The settings copied into the store's limits by name, as events_api.limits_of does.
 def limits_of(settings: Settings) -> ClubLimits:
     return ClubLimits(
         clubs_per_player=settings.clubs_per_player,
@@ -61,6 +62,8 @@ def limits_of(settings: Settings) -> ClubLimits:
     )
 
 
+# Routes of one form (the store's function in a worker thread, then its answer or ok), as
+# in events_api: thin on purpose, each keeps its own path, body and OpenAPI entry.
 @router.get("/mine")
 async def mine(services: ServicesDep, player: PlayerDep) -> dict[str, Any]:
     """The clubs the player belongs to, and those that invited them (``invited``)."""

@@ -340,6 +340,7 @@ def post(
         return _post_json(line)
 
 
+# A row's fields by name, as an event's summary gives its own: alike in form only.
 def _post_json(line: ClubPost) -> dict[str, Any]:
     return {
         "id": line.id,

@@ -59,6 +59,8 @@ async def create(
         except EventError as error:
             refuse(error)
         rounds = 1
+    # The body's fields passed on by name: alike in form to other keyword calls, no shared
+    # logic.
     made: dict[str, Any] = await run(
         events_store.create_event,
         services.database,

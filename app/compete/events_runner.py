@@ -64,6 +64,8 @@ class EventRunner(ArenaSteps):
         notify: Notify | None = None,
         remind_minutes: int | None = None,
     ) -> None:
+        # Parameters kept as given, as every service's constructor here keeps them: alike in form,
+        # no logic to share.
         self.database = database
         self.hands = hands
         self.tables = tables

@@ -116,6 +116,7 @@ def create_event(
                 "too_many_events",
                 f"a player has {limits.open_events_per_player} events to come at most",
             )
+        # The new row from the checked values, by name (alike in form to other constructor calls).
         event = Event(
             club_id=club_id,
             name=clean,

@@ -47,6 +47,8 @@ def verify_token(db: Database, token: str, secret: str) -> PlayerInfo | None:
     session_id = _session_id(token, secret)
     if session_id is None:
         return None
+    # A row with its player in one join (as app.notify.store.address_of reads an address):
+    # alike in form, other tables.
     with db.session() as session:
         found = session.exec(
             select(AuthSession, Player)

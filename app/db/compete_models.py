@@ -254,6 +254,8 @@ class Event(SQLModel, table=True):
     created_at: datetime = timestamp()
 
 
+# An event, like a club, records who made it and when: two columns of each table (SQLModel
+# maps a table class's own fields), alike in form only.
 class EventEntry(SQLModel, table=True):
     """A registered player and their standing; ``tie`` is the event's drawn tie-break."""
 

@@ -35,6 +35,8 @@ def as_utc(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+# Flags by keyword only, so that each column reads as what it is (index=True, not a bare
+# True).
 def foreign_key(
     target: str,
     *,
@@ -265,6 +267,8 @@ class FriendRequest(SQLModel, table=True):
     created_at: datetime = timestamp()
 
 
+# A block has a friendship's form (two players, a time) but stays its own table: each is
+# its own relation, read, indexed and deleted on its own.
 class PlayerBlock(SQLModel, table=True):
     """`player_id` blocked `blocked_id`: no request, invitation, chat or presence between them."""
 

@@ -143,6 +143,7 @@ class OutboxWorker:
         self.streams: tuple[str, ...] = tuple(streams) or keys.results_keys(
             namespace or DEFAULT_NAMESPACE
         )
+        # Kept as given, as in other services' constructors (alike in form only).
         self.group = group
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.batch = batch

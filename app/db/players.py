@@ -56,6 +56,8 @@ _COMMON_PASSWORDS = frozenset(
 )
 
 
+# Each module has its own error type, caught by name, with the same code-and-message form
+# as the others (a lobby's, a socket's, a table limit's): alike in form only.
 class AccountError(ValueError):
     """A bad name or password, a taken name, wrong credentials: `code` is stable."""
 

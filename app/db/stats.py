@@ -217,6 +217,8 @@ def leaderboard(
     )
 
 
+# A row's fields copied into its response type by name, as settings are copied into a
+# config elsewhere: alike in form, each its own fields.
 def _seat_out(seat: GameSeat) -> SeatOut:
     return SeatOut(
         seat=seat.seat,
@@ -412,7 +414,8 @@ def export_player(db: Database, player_id: str) -> dict[str, Any] | None:
             ).all()
         ]
         # The game reviews this player asked for (the reviews themselves are the
-        # game's, shared with everyone who may read it).
+        # game's, shared with everyone who may read it), listed as the rating changes are:
+        # alike in form, another table and its own fields.
         requested = [
             {
                 "game_id": r.game_id,

@@ -495,6 +495,8 @@ def _apply_direction(s: GameState, seat: int, move: ChooseDirection) -> GameStat
     return n
 
 
+# Each _apply_ opens with its phase and its seat checks, one per rule (the cascade form):
+# alike in form, each its own rule.
 def _apply_moon(s: GameState, seat: int, move: ChooseMoon) -> GameState:
     if s.phase != "moon":
         raise _wrong_phase(s, "choose how to score the moon")

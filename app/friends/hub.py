@@ -116,6 +116,7 @@ class FriendsHub:
         ttl_seconds: float | None = None,
         invite_check_seconds: float | None = None,
     ) -> None:
+        # Collaborators kept as given, as in other services' constructors (alike in form only).
         self.redis = redis
         self.database = database
         self.fanout = fanout

@@ -39,6 +39,8 @@ def make_signer(settings: Settings, database: Database) -> VapidSigner:
     return VapidSigner(key, subject_for(settings.vapid_subject, settings.smtp_from))
 
 
+# The settings copied into the mailer's own config (app.notify takes no Settings), as the
+# club and event limits are: alike in form, each its own fields.
 def smtp_config(settings: Settings) -> SmtpConfig:
     return SmtpConfig(
         host=settings.smtp_host,

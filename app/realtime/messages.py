@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 CLIENT_TYPES = ("hello", "ping", "resync", *COMMANDS)
 
 
+# Its own type (the socket's refusals, caught by name); the code-and-message form of the
+# other error types.
 class ProtocolError(Exception):
     def __init__(self, code: str, message: str, msg_id: str | None = None) -> None:
         super().__init__(message)

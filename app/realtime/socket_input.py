@@ -27,6 +27,7 @@ SHARE_MAX_CHARS = 64  # the HTTP routes' ShareQuery
 _WHOLE = re.compile(r"[0-9]{1,12}")
 
 
+# Its own type, caught by name; the code-and-message form of the other error types.
 class BadSocketInput(Exception):
     """Input a socket route refuses: ``code`` for the error message, close 4400."""
 

@@ -31,6 +31,8 @@ class Copy:
 # KEYS: 1 version, 2 state, 3 moves, 4 the shard's due set
 # ARGV: 1 version, 2 state blob, 3 ttl seconds, 4 table id, 5 due ('' keep, '-' remove, else
 #       score in ms), 6 number of moves M, then M move entries.
+# The due change is written as COMMIT writes it (app.store.lua): each script stays whole, as
+# Redis runs it, not pieced together from shared fragments.
 RESTORE = """
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 if cur < 0 then
@@ -133,6 +135,7 @@ class TablePaging:
         """Whether Redis knows the table at all: held, or paged out (its version key stays)."""
         return bool(await self.store.redis.exists(keys.version_key(table_id)))
 
+    # Its script called with its keys as restore calls its own: alike in form.
     async def page_out(self, table_id: str, *, version: int, due: DueChange) -> bool:
         """Drop the table's state, log and moves if it is still at ``version``."""
         reply = await self.store._run(

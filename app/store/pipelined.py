@@ -164,6 +164,8 @@ class PipelinedRedis:
         connect_timeout: float = 5.0,
         stall_seconds: float | None = None,
     ) -> None:
+        # The connection's parameters kept as given, as in other services' constructors (alike in
+        # form only).
         self.host = host
         self.port = port
         self.db = db

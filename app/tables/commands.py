@@ -80,6 +80,8 @@ class GameCommands(ClaimCommands):
 
         return await self._command(table_id, actor, command_id, fn)
 
+    # Each command is one form: its rule as fn(table, state, now) -> Change, run by _command
+    # (load, apply, commit once); the rules differ, the form is shared.
     async def start(
         self, table_id: str, actor: Actor, *, command_id: str | None = None
     ) -> MoveResult:
