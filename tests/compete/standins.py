@@ -1,11 +1,15 @@
 """Stand-ins for what the events' scheduler (app.compete.events_runner) asks of the rest of
-the app: the notifier's send, and the few calls it makes of app.tables."""
+the app: the notifier's send, and the few calls it makes of app.tables; and the settings, a
+guest and a refusal's code for the compete tests that run the whole app."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+
+from app.settings import Settings, load_settings
 
 
 class Told:
@@ -124,3 +128,15 @@ def guest(client: Any, name: str) -> tuple[dict[str, str], str]:
 def code(r: Any) -> str:
     """The stable code of a refused request."""
     return str(r.json()["detail"]["code"])
+
+
+def embedded_settings(tmp_path: Path, name: str, **extra: Any) -> Settings:
+    """The app with its embedded defaults (a SQLite file ``name`` in ``tmp_path``, the
+    in-process Redis) and no computer worker process; ``extra`` on top."""
+    return load_settings(
+        database_url=f"sqlite:///{tmp_path}/{name}.sqlite3",
+        redis_url="memory://",
+        secret_key=f"{name}-test-secret-key",
+        bot_workers=0,
+        **extra,
+    )

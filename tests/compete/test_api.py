@@ -9,7 +9,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.settings import load_settings
+from tests.compete.standins import embedded_settings
 from tests.compete.standins import guest as _guest
 
 
@@ -18,11 +18,9 @@ def test_every_preset_can_be_a_daily(tmp_path: Path) -> None:
     seat 0, an Expert in every other seat, the game of the day's hands under way."""
     from app import engine
 
-    settings = load_settings(
-        database_url=f"sqlite:///{tmp_path}/daily.sqlite3",
-        redis_url="memory://",
-        secret_key="daily-presets-secret-key",
-        bot_workers=0,
+    settings = embedded_settings(
+        tmp_path,
+        "daily",
         bot_delay_min_ms=60_000,
         bot_delay_max_ms=60_000,
         daily_presets=",".join(engine.PRESETS),

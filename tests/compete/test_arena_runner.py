@@ -23,8 +23,7 @@ from app.compete.swiss import table_points
 from app.db import Database
 from app.db.compete_models import Event, EventEntry, EventSeat
 from app.main import create_app
-from app.settings import load_settings
-from tests.compete.standins import Tables, Told, registered_event
+from tests.compete.standins import Tables, Told, embedded_settings, registered_event
 from tests.compete.standins import guest as _guest
 from tests.compete.test_events_runner import _wait
 
@@ -127,11 +126,9 @@ def _check_standings_partial(db: Database, eid: int) -> float:
 
 
 def test_an_arena_plays_several_games_to_its_end(tmp_path: Path) -> None:
-    settings = load_settings(
-        database_url=f"sqlite:///{tmp_path}/arena.sqlite3",
-        redis_url="memory://",
-        secret_key="arena-runner-secret-key",
-        bot_workers=0,
+    settings = embedded_settings(
+        tmp_path,
+        "arena",
         bot_delay_min_ms=0,
         bot_delay_max_ms=0,
         events_hands_per_round=1,

@@ -9,17 +9,15 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from app.settings import load_settings
 from tests.compete.standins import code as _code
+from tests.compete.standins import embedded_settings
 from tests.compete.standins import guest as _guest
 
 
 def test_a_closed_club_over_http(tmp_path: Path) -> None:
-    settings = load_settings(
-        database_url=f"sqlite:///{tmp_path}/clubs.sqlite3",
-        redis_url="memory://",
-        secret_key="clubs-test-secret-key",
-        bot_workers=0,
+    settings = embedded_settings(
+        tmp_path,
+        "clubs",
         clubs_owned_per_player=1,
     )
     with TestClient(create_app(settings)) as client:

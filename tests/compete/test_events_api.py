@@ -14,17 +14,15 @@ from fastapi.testclient import TestClient
 from app.compete import events_store
 from app.db.compete_models import Event
 from app.main import create_app
-from app.settings import load_settings
 from tests.compete.standins import code as _code
+from tests.compete.standins import embedded_settings
 from tests.compete.standins import guest as _guest
 
 
 def test_events_over_http(tmp_path: Path) -> None:
-    settings = load_settings(
-        database_url=f"sqlite:///{tmp_path}/events.sqlite3",
-        redis_url="memory://",
-        secret_key="events-test-secret-key",
-        bot_workers=0,
+    settings = embedded_settings(
+        tmp_path,
+        "events",
         events_open_per_player=2,
         events_rounds_max=5,
     )
@@ -131,12 +129,7 @@ def test_events_over_http(tmp_path: Path) -> None:
 def test_an_arena_over_http(tmp_path: Path) -> None:
     """An arena: its window in minutes (bad lengths refused, nothing made), its end shown,
     pause and come back (an arena's players only), the page's time left and games."""
-    settings = load_settings(
-        database_url=f"sqlite:///{tmp_path}/arena.sqlite3",
-        redis_url="memory://",
-        secret_key="events-test-secret-key",
-        bot_workers=0,
-    )
+    settings = embedded_settings(tmp_path, "arena")
     app = create_app(settings)
     starts = datetime.now(UTC) + timedelta(hours=2)
     with TestClient(app) as client:

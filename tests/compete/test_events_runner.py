@@ -22,8 +22,7 @@ from app.compete.swiss import Standing, after_round, order
 from app.db import Database
 from app.db.compete_models import Event, EventSeat
 from app.main import create_app
-from app.settings import load_settings
-from tests.compete.standins import Tables, Told, registered_event
+from tests.compete.standins import Tables, Told, embedded_settings, registered_event
 from tests.compete.standins import guest as _guest
 
 PEOPLE = ["ann", "bob", "cat", "dan"]
@@ -40,11 +39,9 @@ def _wait(what: Any, seconds: float) -> Any:
 
 
 def test_an_event_runs_its_rounds(tmp_path: Path) -> None:
-    settings = load_settings(
-        database_url=f"sqlite:///{tmp_path}/events.sqlite3",
-        redis_url="memory://",
-        secret_key="events-runner-secret-key",
-        bot_workers=0,
+    settings = embedded_settings(
+        tmp_path,
+        "events",
         bot_delay_min_ms=0,
         bot_delay_max_ms=0,
         events_hands_per_round=1,
