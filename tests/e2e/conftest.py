@@ -2,13 +2,18 @@
 
 The server runs ``python -m app`` on a free port with embedded defaults (SQLite in a temporary
 directory, the in-process Redis stand-in), or against a real Redis when
-``HEARTS_TEST_E2E_REDIS_URL`` is set. Chromium is the system's (/usr/bin/chromium, or
+``HEARTS_TEST_E2E_REDIS_URL`` is set. One server serves every module of a worker process that
+takes these settings (starting one costs about 2 s of CPU, and 5 to 27 s on a loaded machine):
+each test makes its own people, tables and accounts, so none sees another's. A module that
+needs settings of its own, or fills what the others share (the lobby, an address's tables),
+overrides ``server`` with ``private_server``. Chromium is the system's (/usr/bin/chromium, or
 ``HEARTS_TEST_CHROMIUM``); no browser is ever downloaded. Without it the tests skip, unless
 ``HEARTS_TEST_REQUIRE_SERVICES`` is set (CI), where they fail.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -18,6 +23,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,9 +72,10 @@ def server_env(port: int, data_dir: str) -> dict[str, str]:
             # Small searches for the Pro computer players: the tests are about the page.
             "HEARTS_BOT_BUDGET_MS": "5",
             # One test opens a table of each preset in a row and leaves each game running;
-            # every test's people come from this one address (the defaults are 5 and 20).
+            # every test's people come from this one address, and the modules of a worker
+            # share one server (the defaults are 5 and 20).
             "HEARTS_MAX_TABLES_PER_HOST": "10",
-            "HEARTS_MAX_TABLES_PER_ADDRESS": "100",
+            "HEARTS_MAX_TABLES_PER_ADDRESS": "1000",
             # Game reviews (tests/e2e/test_review.py): a search small enough to take a few
             # seconds, in a thread of the server (no worker process to start, and no nice +10
             # to starve it on a loaded machine).
@@ -129,6 +136,24 @@ def stop_server(proc: subprocess.Popen[bytes], data_dir: str) -> None:
     shutil.rmtree(data_dir, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def private_server(extra_env: dict[str, str] | None = None) -> Iterator[ServerInfo]:
+    """A server of a module's own (for its module-scoped ``server``), stopped at the end."""
+    proc, info, data_dir = start_server(extra_env)
+    try:
+        yield info
+    finally:
+        stop_server(proc, data_dir)
+
+
+def _exited(proc: subprocess.Popen[bytes], info: ServerInfo) -> str | None:
+    """Why the server is gone (its status and the end of its log), or None while it runs."""
+    if proc.poll() is None:
+        return None
+    tail = Path(info.log_path).read_text(errors="replace")[-3000:]
+    return f"the e2e server exited with status {proc.returncode}; its log ends:\n{tail}"
+
+
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     if not os.path.exists(CHROMIUM):
@@ -158,11 +183,34 @@ def browser(chromium_path: str) -> Iterator[Any]:
         pw.stop()
 
 
-@pytest.fixture(scope="module")
-def server(browser: Any) -> Iterator[ServerInfo]:
-    """One server per test module (tables are independent of each other)."""
-    proc, info, data_dir = start_server()
+@dataclass
+class SharedServer:
+    """The server a worker's modules share, while it runs."""
+
+    proc: subprocess.Popen[bytes]
+    info: ServerInfo
+    data_dir: str
+
+
+@pytest.fixture(scope="session")
+def shared_server(chromium_path: str) -> Iterator[SharedServer]:
+    """The worker's server for the modules that take the default settings (started again by
+    ``server`` if a module left it dead)."""
+    shared = SharedServer(*start_server())
     try:
-        yield info
+        yield shared
     finally:
-        stop_server(proc, data_dir)
+        stop_server(shared.proc, shared.data_dir)
+
+
+@pytest.fixture(scope="module")
+def server(browser: Any, shared_server: SharedServer) -> ServerInfo:
+    """The worker's shared server. If it died during an earlier module, this module's tests
+    fail with its status and log (the cause named once, where it was found) and a new one
+    serves the modules after it."""
+    why = _exited(shared_server.proc, shared_server.info)
+    if why is not None:
+        shutil.rmtree(shared_server.data_dir, ignore_errors=True)
+        shared_server.proc, shared_server.info, shared_server.data_dir = start_server()
+        pytest.fail(why)
+    return shared_server.info

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -105,7 +106,10 @@ def create_table(
     """Create a table through the lobby form. ``seats``: seat -> "open" or a computer level
     (seats not named stay as the form's default, a Standard computer)."""
     page = player.page
-    page.goto("/")
+    if urlsplit(page.url)[2:4] != ("/", ""):
+        # Not on the lobby yet (a page just signed in is: loading it again cost 0.35 s at
+        # load 9, python -m tests.e2e.costs; every choice below is set whatever it shows).
+        page.goto("/")
     page.wait_for_selector("#create-preset option", state="attached")
     page.select_option("#create-preset", preset)
     # The form remembers the last table's choices (prefs.lastCreate): every seat is set.
@@ -115,7 +119,7 @@ def create_table(
     page.check(f'input[name="visibility"][value="{"private" if private else "public"}"]')
     page.select_option("#create-timer", str(timer))
     page.set_checked("#create-autostart", autostart)
-    if options:
+    if options and page.locator("details.more-options[open]").count() == 0:
         page.click(".more-options summary")
     for name, value in (options or {}).items():
         field = page.locator(f"#opt-{name}")

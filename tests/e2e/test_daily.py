@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import start_server, stop_server
+from tests.e2e.conftest import private_server
 from tests.e2e.helpers import (
     DESKTOP,
     PHONE,
@@ -34,7 +34,7 @@ SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 @pytest.fixture(scope="module")
 def server(browser: Any) -> Iterator[ServerInfo]:
-    proc, info, data_dir = start_server(
+    with private_server(
         {
             "HEARTS_DAILY_DEALS": "2",
             "HEARTS_DAILY_VERSIONS": "1",
@@ -43,11 +43,8 @@ def server(browser: Any) -> Iterator[ServerInfo]:
             "HEARTS_DAILY_REFRESH_SECONDS": "8",
             "HEARTS_HAND_PAUSE_MS": "0",
         }
-    )
-    try:
+    ) as info:
         yield info
-    finally:
-        stop_server(proc, data_dir)
 
 
 def _play_the_daily(player: Any, name: str, done: set[str], server: ServerInfo) -> None:

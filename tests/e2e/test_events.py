@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import start_server, stop_server
+from tests.e2e.conftest import private_server
 from tests.e2e.helpers import (
     DESKTOP,
     PHONE,
@@ -51,13 +51,10 @@ LOCAL_INPUT_JS = """(seconds) => {
 
 @pytest.fixture(scope="module")
 def server(browser: Any) -> Iterator[ServerInfo]:
-    proc, info, data_dir = start_server(
+    with private_server(
         {"HEARTS_EVENTS_HANDS_PER_ROUND": "2", "HEARTS_EVENTS_ARENA_FILL_SECONDS": "2"}
-    )
-    try:
+    ) as info:
         yield info
-    finally:
-        stop_server(proc, data_dir)
 
 
 def _person(browser: Any, server: ServerInfo, name: str, size: dict[str, int]) -> Player:

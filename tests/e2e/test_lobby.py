@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.e2e.conftest import private_server
 from tests.e2e.helpers import DESKTOP, PHONE, ServerInfo, wait_for
 
 # Every layout shift the page makes from its first byte (buffered: the ones before this script
@@ -31,6 +32,14 @@ new PerformanceObserver((list) => {
 """
 TABLES = 50
 PRESETS = ["classic", "two-player-dummy", "classic-3", "double-hearts", "omnibus"]
+
+
+@pytest.fixture(scope="module")
+def server(browser: Any) -> Iterator[ServerInfo]:
+    """A server of this module's own: the lobby it measures holds its fifty tables and no
+    other module's (a game under way elsewhere changes rows while the shifts are counted)."""
+    with private_server() as info:
+        yield info
 
 
 @pytest.fixture(scope="module")
