@@ -82,6 +82,12 @@ def test_two_players_go_over_a_game_and_its_review_together(
         # page's address and the copy field hold its link.
         opener = page.locator(".center-panel.game-over #open-room")
         opener.wait_for(timeout=20_000)
+        # The page was scrolled down to the hand to play; the result comes into sight whole
+        # (the winner and the final scores at its top), not cut off above the screen.
+        page.wait_for_function(
+            """() => { const r = document.querySelector('.center-panel.game-over')
+                .getBoundingClientRect(); return r.top > -1 && r.bottom < innerHeight + 1; }"""
+        )
         snap(page, None, f"{tag}-game-over")
         check_page(page, "game-over-room")
         opener.click()

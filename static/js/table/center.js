@@ -38,8 +38,17 @@ export class CenterPart {
       el.hidden = false;
       el.className = "center-panel game-over";
       fill(el, ...this.gameOverContent());
+      if (!this.overInSight) {
+        // On a phone the page is most often scrolled down to the hand when the game ends,
+        // which leaves the result's top (the winner, the final scores) above the screen:
+        // bring the whole panel into sight once, as little a scroll as does it.
+        this.overInSight = true;
+        const behavior = this.motion.on() ? "smooth" : "auto";
+        requestAnimationFrame(() => el.scrollIntoView({ block: "nearest", behavior }));
+      }
       return;
     }
+    if (v && v.phase !== "over") this.overInSight = false; // a rematch: its end comes into sight too
     if (v && !held && this.resultFor !== null && !this.resultClosed.has(this.resultFor)) {
       const result = v.history.find((r) => r.hand_no === this.resultFor);
       if (result) {
