@@ -6,22 +6,19 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import fakeredis
 import httpx
 import pytest
-import redis
 from fastapi.testclient import TestClient
 from sqlmodel import func, select
 
 import app.main as main
 from app.db.models import Player
-from app.settings import Settings, load_settings
-from tests.conftest import real_redis_url
-from tests.realtime.harness import in_process_server, two_subprocess_servers
+from app.settings import load_settings
+from tests.realtime.harness import two_instances
 
 SECRET = "limits-test-secret-0123456789"
 
@@ -189,46 +186,18 @@ def test_ordinary_play_is_not_limited(tmp_path: Path) -> None:
 # -- two instances on one Redis ------------------------------------------------------------
 
 
-@contextlib.asynccontextmanager
-async def two_instances(kind: str, tmp_path: Path, **limits: int) -> AsyncIterator[list[str]]:
-    db = f"sqlite:///{tmp_path}/two.sqlite3"
-    if kind == "fake":
-        fake = fakeredis.FakeServer()
-        common: dict[str, Any] = {"database_url": db, "secret_key": SECRET, **limits}
-        async with (
-            in_process_server(Settings(instance_id="A", **common), fake) as a,
-            in_process_server(
-                Settings(instance_id="B", migrate_on_start=False, **common), fake
-            ) as b,
-        ):
-            yield [a, b]
-        return
-    namespace = "t" + uuid.uuid4().hex[:10]
-    env = {
-        "HEARTS_REDIS_URL": real_redis_url(),
-        "HEARTS_REDIS_NAMESPACE": namespace,
-        "HEARTS_DATABASE_URL": db,
-        "HEARTS_SECRET_KEY": SECRET,
-        "HEARTS_BOT_WORKERS": "0",
-        **{f"HEARTS_{name.upper()}": str(value) for name, value in limits.items()},
-    }
-    try:
-        with two_subprocess_servers(env) as ((a, _), (b, _)):
-            yield [a, b]
-    finally:
-        client = redis.Redis.from_url(real_redis_url())
-        for key in client.scan_iter(match="*" + namespace + "*"):  # every namespaced key
-            client.delete(key)
-        client.close()
-
-
 @pytest.mark.asyncio
 @pytest.mark.parametrize("kind", ["fake", "real"])
 async def test_two_instances_keep_one_count(kind: str, tmp_path: Path) -> None:
-    async with two_instances(
-        kind, tmp_path, max_tables_per_host=3, max_guests_per_address=3
-    ) as addresses:
-        https = [httpx.AsyncClient(base_url=f"http://{a}") for a in addresses]
+    settings = {
+        "database_url": f"sqlite:///{tmp_path}/two.sqlite3",
+        "secret_key": SECRET,
+        "bot_workers": 0,
+        "max_tables_per_host": 3,
+        "max_guests_per_address": 3,
+    }
+    async with two_instances(kind, settings) as ((a, _), (b, _)):
+        https = [httpx.AsyncClient(base_url=f"http://{address}") for address in (a, b)]
         try:
             guests = []
             for i in range(3):

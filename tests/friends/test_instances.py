@@ -4,60 +4,19 @@ a real Redis they are two ``python -m app`` processes."""
 
 from __future__ import annotations
 
-import contextlib
-import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
-import fakeredis
 import pytest
-import redis
 
-from app.settings import Settings
-from tests.conftest import real_redis_url
-from tests.friends.helpers import COMMON, SECRET, Person, account, befriend, presence_of
-from tests.realtime.harness import Client, create_table, in_process_server, two_subprocess_servers
+from tests.friends.helpers import COMMON, Person, account, befriend, presence_of
+from tests.realtime.harness import Client, create_table, two_instances
 
 pytestmark = pytest.mark.asyncio
 
 
-@contextlib.asynccontextmanager
-async def two_instances(kind: str, database_url: str) -> AsyncIterator[tuple[str, str]]:
-    if kind == "fake":
-        fake = fakeredis.FakeServer()
-        common = {**COMMON, "database_url": database_url}
-        async with (
-            in_process_server(Settings(instance_id="A", **common), fake) as a,
-            in_process_server(
-                Settings(instance_id="B", migrate_on_start=False, **common), fake
-            ) as b,
-        ):
-            yield a, b
-        return
-    namespace = "t" + uuid.uuid4().hex[:10]
-    env = {
-        "HEARTS_REDIS_URL": real_redis_url(),
-        "HEARTS_REDIS_NAMESPACE": namespace,
-        "HEARTS_DATABASE_URL": database_url,
-        "HEARTS_SECRET_KEY": SECRET,
-        "HEARTS_TURN_TIMER_SECONDS": "0",
-        "HEARTS_MAX_GUESTS_PER_ADDRESS": "0",
-        "HEARTS_MAX_TABLES_PER_ADDRESS": "0",
-    }
-    try:
-        with two_subprocess_servers(env) as ((a, _), (b, _)):
-            yield a, b
-    finally:  # keys without expiry
-        client = redis.Redis.from_url(real_redis_url())
-        doomed = list(client.scan_iter(match=f"*{namespace}*", count=1000))
-        if doomed:
-            client.delete(*doomed)
-        client.close()
-
-
 @pytest.mark.parametrize("kind", ["fake", "real"])
 async def test_presence_and_invitations_cross_instances(kind: str, pg_url: str) -> None:
-    async with two_instances(kind, pg_url) as (a, b):
+    async with two_instances(kind, {**COMMON, "database_url": pg_url}) as ((a, _), (b, _)):
         ann = await account(a, "Ann")
         bob_on_a = await account(a, "Bob")
         bob = Person(b, bob_on_a.token, bob_on_a.id, "Bob")  # Bob uses instance B

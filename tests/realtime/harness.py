@@ -14,10 +14,12 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import fakeredis
 import httpx
 import orjson
 import uvicorn
@@ -26,6 +28,7 @@ import websockets
 from app.main import create_app
 from app.settings import Settings
 from bench.load_client import random_move
+from tests.conftest import cluster_redis_url, drop_namespace, real_redis_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,6 +113,47 @@ def two_subprocess_servers(
         ) as second,
     ):
         yield first, second
+
+
+Instance = tuple[str, subprocess.Popen[bytes] | None]
+
+
+def redis_url(kind: str) -> str:
+    """The Redis of a test ``kind``: "cluster" (the local Redis Cluster) or "real"."""
+    return cluster_redis_url() if kind == "cluster" else real_redis_url()
+
+
+@contextlib.asynccontextmanager
+async def two_instances(
+    kind: str, settings: Mapping[str, Any], processes_only: Mapping[str, str] | None = None
+) -> AsyncIterator[tuple[Instance, Instance]]:
+    """Instances A and B with ``settings`` (its ``database_url`` among them) on one Redis; A
+    migrates the database, B does not. ``kind`` "fake": both in this process on one fakeredis
+    server; "real" or "cluster": two ``python -m app`` (``two_subprocess_servers``, with
+    ``processes_only`` on top) in a namespace of their own, deleted afterwards. Yields A's and
+    B's (host:port, process; None in this process)."""
+    if kind == "fake":
+        fake = fakeredis.FakeServer()
+        async with (
+            in_process_server(Settings(instance_id="A", **settings), fake) as a,
+            in_process_server(
+                Settings(instance_id="B", migrate_on_start=False, **settings), fake
+            ) as b,
+        ):
+            yield (a, None), (b, None)
+        return
+    namespace = "t" + uuid.uuid4().hex[:10]
+    env = {
+        **{f"HEARTS_{name.upper()}": str(value) for name, value in settings.items()},
+        "HEARTS_REDIS_URL": redis_url(kind),
+        "HEARTS_REDIS_NAMESPACE": namespace,
+        **(processes_only or {}),
+    }
+    try:
+        with two_subprocess_servers(env) as (first, second):
+            yield first, second
+    finally:  # the per-shard keys have no expiry
+        drop_namespace(redis_url(kind), namespace)
 
 
 @contextlib.contextmanager

@@ -14,33 +14,25 @@ import random
 import signal
 import subprocess
 import time
-import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
-import fakeredis
 import pytest
 import sqlalchemy as sa
 
-from app.settings import Settings
-from tests.conftest import cluster_redis_url, drop_namespace, real_redis_url
+from tests.realtime import harness
 from tests.realtime.harness import (
     Client,
     computers_table,
     create_table,
     guest,
-    in_process_server,
     pick_move,
-    two_subprocess_servers,
+    redis_url,
 )
 
 pytestmark = pytest.mark.asyncio
 
 SECRET = "test-secret-key-0123456789"
-
-
-def redis_url(kind: str) -> str:
-    return cluster_redis_url() if kind == "cluster" else real_redis_url()
 
 
 def server_env(kind: str, namespace: str, db: str) -> dict[str, str]:
@@ -55,15 +47,6 @@ def server_env(kind: str, namespace: str, db: str) -> dict[str, str]:
         "HEARTS_HAND_PAUSE_MS": "0",
         "HEARTS_WS_RATE_PER_SECOND": "1000",
     }
-
-
-@contextlib.contextmanager
-def dropped_afterwards(kind: str, namespace: str) -> Iterator[None]:
-    """The namespace's keys go afterwards: the per-shard ones have no expiry."""
-    try:
-        yield
-    finally:
-        drop_namespace(redis_url(kind), namespace)
 
 
 def sql_count(db: str, table: str) -> int:
@@ -89,41 +72,17 @@ async def stored_once(db: str, games: int, hands: int) -> None:
 async def two_instances(
     kind: str, tmp_path: Any
 ) -> AsyncIterator[tuple[str, str, subprocess.Popen[bytes] | None]]:
-    """Instances A and B; A's process too (None when in this process)."""
-    db = f"sqlite:///{tmp_path}/hearts.sqlite3"
-    if kind == "fake":
-        fake = fakeredis.FakeServer()
-        common: dict[str, Any] = {
-            "database_url": db,
-            "turn_timer_seconds": 0,
-            "bot_delay_min_ms": 0,
-            "bot_delay_max_ms": 0,
-            "hand_pause_ms": 0,
-            "due_poll_seconds": 0.05,
-            "ws_rate_per_second": 1000,
-            "secret_key": SECRET,
-        }
-        async with (
-            in_process_server(Settings(instance_id="A", **common), fake) as a,
-            in_process_server(
-                Settings(instance_id="B", migrate_on_start=False, **common), fake
-            ) as b,
-        ):
-            yield a, b, None
-        return
-    namespace = "t" + uuid.uuid4().hex[:10]
-    env = {
-        **server_env(kind, namespace, db),
-        # For the computers' table at the end: their turns take a moment, and a turn an
-        # instance held when it died is taken over after 2 s.
+    """Instances A and B (harness.two_instances); A's process too (None when in this
+    process)."""
+    settings = harness.quick_values(tmp_path, ws_rate_per_second=1000, secret_key=SECRET)
+    # For the computers' table at the end: their turns take a moment, and a turn an instance
+    # held when it died is taken over after 2 s.
+    died = {
         "HEARTS_BOT_DELAY_MIN_MS": "40",
         "HEARTS_BOT_DELAY_MAX_MS": "40",
         "HEARTS_DUE_LEASE_SECONDS": "2",
     }
-    with (
-        dropped_afterwards(kind, namespace),
-        two_subprocess_servers(env) as ((a, proc_a), (b, _)),
-    ):
+    async with harness.two_instances(kind, settings, died) as ((a, proc_a), (b, _)):
         yield a, b, proc_a
 
 
