@@ -1,14 +1,17 @@
 """Stand-ins for what the events' scheduler (app.compete.events_runner) asks of the rest of
-the app: the notifier's send, and the few calls it makes of app.tables; and the settings, a
-guest and a refusal's code for the compete tests that run the whole app."""
+the app: the notifier's send, and the few calls it makes of app.tables; registered players;
+and the settings, a guest and a refusal's code for the compete tests that run the whole app."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from app.db import Database
+from app.db.models import Player
 from app.settings import Settings, load_settings
 
 
@@ -89,12 +92,8 @@ def registered_event(
 
     from app.compete import events_store
     from app.compete.events import EventLimits
-    from app.db.models import Player
 
-    with database.session() as session:
-        for pid in people:
-            session.add(Player(id=pid, name=pid.title(), is_guest=False))
-        session.commit()
+    add_players(database, people)
     extra = {} if ends_at is None else {"ends_at": ends_at}
     eid = int(
         events_store.create_event(
@@ -140,3 +139,12 @@ def embedded_settings(tmp_path: Path, name: str, **extra: Any) -> Settings:
         bot_workers=0,
         **extra,
     )
+
+
+def add_players(database: Database, ids: Iterable[str]) -> Database:
+    """Registered players ``ids``, each named after its id ("ann": "Ann"); the database."""
+    with database.session() as session:
+        for pid in ids:
+            session.add(Player(id=pid, name=pid.title(), is_guest=False))
+        session.commit()
+    return database

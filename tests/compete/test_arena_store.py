@@ -20,7 +20,7 @@ from app.compete import events_store as ev
 from app.compete.events import EventError, EventLimits
 from app.db import Database
 from app.db.compete_models import EventEntry, EventSeat
-from app.db.models import Player
+from tests.compete.standins import add_players
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 START = NOW + timedelta(minutes=5)
@@ -31,11 +31,7 @@ FILL, LAST_CALL = 20.0, 60.0
 
 @pytest.fixture
 def people(database: Database) -> Database:
-    with database.session() as session:
-        for pid in PLAYERS:
-            session.add(Player(id=pid, name=pid.title(), is_guest=False))
-        session.commit()
-    return database
+    return add_players(database, PLAYERS)
 
 
 def _arena(db: Database, players: list[str], minutes: int = 30, **kw: Any) -> int:
@@ -116,10 +112,7 @@ def test_tables_back_at_once_are_mixed_and_first_games_known(people: Database) -
     the same four would meet again): the new tables mix them, nobody with one they just
     played; and each player's first game is known (who hears the arena has started)."""
     many = [f"q{i:02d}" for i in range(16)]
-    with people.session() as session:
-        for pid in many:
-            session.add(Player(id=pid, name=pid.title(), is_guest=False))
-        session.commit()
+    add_players(people, many)
     eid = _arena(people, many)
     assert ar.start(people, eid, _at(0))
     assert ar.seat_waiting(people, eid, _at(1), FILL, LAST_CALL) == [1, 2, 3, 4]

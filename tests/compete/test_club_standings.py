@@ -18,7 +18,7 @@ from app.compete.clubs import ClubError, ClubLimits
 from app.compete.events import EventLimits
 from app.db import Database
 from app.db.compete_models import ClubMember, Event, EventEntry
-from app.db.models import Player
+from tests.compete.standins import add_players
 
 LIMITS = ClubLimits(clubs_per_player=3, owned_per_player=2, members_per_club=10, post_max_chars=50)
 NOV = datetime(2026, 11, 10, 18, 0, tzinfo=UTC)
@@ -76,10 +76,7 @@ def _event(
 
 @pytest.fixture
 def club(database: Database) -> tuple[Database, int, int]:
-    with database.session() as session:
-        for pid in ("ann", "bob", "cat", "dan", "eve", "fay"):
-            session.add(Player(id=pid, name=pid.title(), is_guest=False))
-        session.commit()
+    add_players(database, ("ann", "bob", "cat", "dan", "eve", "fay"))
     cid = clubs.create_club(database, "ann", "Spades Out", False, LIMITS)["id"]
     for pid in ("bob", "cat", "dan", "eve"):
         clubs.invite(database, cid, "ann", pid)

@@ -9,18 +9,14 @@ from app.compete import clubs
 from app.compete.clubs import ClubError, ClubLimits
 from app.db import Database
 from app.db.compete_models import DailyMonth
-from app.db.models import Player
+from tests.compete.standins import add_players
 
 LIMITS = ClubLimits(clubs_per_player=3, owned_per_player=2, members_per_club=4, post_max_chars=50)
 
 
 @pytest.fixture
 def people(database: Database) -> Database:
-    with database.session() as session:
-        for pid in ("ann", "bob", "cat", "dan", "eve"):
-            session.add(Player(id=pid, name=pid.title(), is_guest=False))
-        session.commit()
-    return database
+    return add_players(database, ("ann", "bob", "cat", "dan", "eve"))
 
 
 def _code(call: object, *args: object, **kw: object) -> str:

@@ -22,8 +22,8 @@ from app.compete.events import EventLimits
 from app.compete.events_runner import EventRunner
 from app.db import Database
 from app.db.compete_models import Event
-from app.db.models import Player, utcnow
-from tests.compete.standins import Tables, Told
+from app.db.models import utcnow
+from tests.compete.standins import Tables, Told, add_players
 
 pytestmark = pytest.mark.asyncio
 
@@ -33,11 +33,7 @@ PLAYERS = ["ann", "bob", "cat", "dan", "eve"]
 
 @pytest.fixture
 def people(database: Database) -> Database:
-    with database.session() as session:
-        for pid in PLAYERS:
-            session.add(Player(id=pid, name=pid.title(), is_guest=False))
-        session.commit()
-    return database
+    return add_players(database, PLAYERS)
 
 
 def _event(db: Database, minutes: float, name: str = "Sunday Swiss") -> int:

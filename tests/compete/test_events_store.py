@@ -20,7 +20,7 @@ from app.compete.events import EventError, EventLimits
 from app.compete.swiss import Standing, after_round, order
 from app.db import Database
 from app.db.compete_models import EventEntry, EventSeat
-from app.db.models import Player
+from tests.compete.standins import add_players
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 LIMITS = EventLimits()
@@ -29,11 +29,7 @@ PLAYERS = [f"p{i}" for i in range(9)]
 
 @pytest.fixture
 def people(database: Database) -> Database:
-    with database.session() as session:
-        for pid in [*PLAYERS, "ann", "bob", "out"]:
-            session.add(Player(id=pid, name=pid.title(), is_guest=False))
-        session.commit()
-    return database
+    return add_players(database, [*PLAYERS, "ann", "bob", "out"])
 
 
 def _code(call: object, *args: object, **kw: object) -> str:
