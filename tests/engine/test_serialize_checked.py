@@ -27,7 +27,6 @@ from app.engine import (
     PRESETS,
     GameState,
     Layout,
-    PassCards,
     Rules,
     apply,
     cards_of,
@@ -35,7 +34,6 @@ from app.engine import (
     make_rules,
     new_game,
     parse_card,
-    passable_cards,
     seats_to_act,
     state_from_json,
     state_to_json,
@@ -43,7 +41,7 @@ from app.engine import (
 )
 from app.engine.state import PHASES
 
-from .test_properties import Policy, any_rules, examples, moon_layout, shooter_policy
+from .test_properties import Policy, any_rules, choose, examples, moon_layout, shooter_policy
 
 JSON = dict[str, Any]
 Path = tuple[str | int, ...]
@@ -73,14 +71,6 @@ def blob_of(s: GameState) -> JSON:
     return out
 
 
-def random_move(s: GameState, rng: random.Random) -> tuple[int, Any]:
-    seat = rng.choice(seats_to_act(s))
-    if s.phase == "pass":  # uniform over every pass set, without listing them
-        can = list(cards_of(passable_cards(s, seat)))
-        return seat, PassCards(frozenset(rng.sample(can, s.pass_count)))
-    return seat, rng.choice(legal_moves(s, seat))
-
-
 def play_to(
     rules: Rules,
     seed: int,
@@ -101,7 +91,7 @@ def play_to(
             seat = rng.choice(seats_to_act(s))
             s = apply(s, seat, policy(s, seat, rng))
         else:
-            s = apply(s, *random_move(s, rng))
+            s = apply(s, *choose(s, rng))
     return s
 
 
@@ -120,7 +110,7 @@ def exercise(s: GameState, rng: random.Random, reload: bool = True, play_on: int
     for _ in range(play_on):
         if s.phase == "over":
             break
-        s = apply(s, *random_move(s, rng))
+        s = apply(s, *choose(s, rng))
         view(s, seats_to_act(s)[0] if seats_to_act(s) else None)
     if reload:
         assert state_from_json(blob_of(s)) == s
@@ -366,7 +356,7 @@ def find_state(preset: str, want: Callable[[GameState], bool], seed: int = 5) ->
         while s.phase != "over":
             if want(s):
                 return s
-            s = apply(s, *random_move(s, rng))
+            s = apply(s, *choose(s, rng))
     raise AssertionError(f"no such state in {preset}")
 
 
