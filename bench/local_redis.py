@@ -118,6 +118,12 @@ class LocalCluster:
         self.wait_replicas()
         return self
 
+    def __enter__(self) -> LocalCluster:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         for proc in self.procs.values():
             if proc.poll() is None:

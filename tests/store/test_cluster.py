@@ -258,11 +258,8 @@ async def test_wait_replicas_is_one_wait_per_master_per_loop_turn(
 @pytest.fixture(scope="module")
 def private_cluster() -> Iterator[LocalCluster]:
     cluster_redis_url()  # runs with the cluster tests (skipped, or failing in CI, without)
-    cluster = LocalCluster(7231).start()
-    try:
+    with LocalCluster(7231) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 async def _until_answered(client: ClusterPipelinedRedis, key: str, timeout: float) -> int:

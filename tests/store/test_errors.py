@@ -208,11 +208,8 @@ async def test_a_connection_closed_under_a_command_is_store_unavailable(
 @pytest.fixture(scope="module")
 def failover_cluster() -> Iterator[LocalCluster]:
     cluster_redis_url()  # runs with the cluster tests (skipped, or failing in CI, without)
-    cluster = LocalCluster(7261).start()
-    try:
+    with LocalCluster(7261) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 @pytest.mark.asyncio

@@ -180,11 +180,8 @@ async def test_channels_are_joined_on_their_masters_and_rejoined_after_a_lost_li
 
 @pytest.fixture(scope="module")
 def private_cluster() -> Iterator[LocalCluster]:
-    cluster = LocalCluster(7201).start()
-    try:
+    with LocalCluster(7201) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 @pytest_asyncio.fixture
