@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from bench.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 NPM_PREFIX = Path.home() / ".cache" / "hearts-online" / "lighthouse"
@@ -70,12 +71,6 @@ def find_lighthouse(given: str | None) -> list[str]:
         NPM_PREFIX.mkdir(parents=True, exist_ok=True)
         subprocess.run([npm, "install", "--prefix", str(NPM_PREFIX), "lighthouse"], check=True)
     return [str(local)]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start_server(data_dir: str) -> tuple[subprocess.Popen[bytes], str]:

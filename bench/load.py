@@ -68,21 +68,13 @@ from bench.load_redis import (
     redis_nodes,
     results_streams,
 )
+from bench.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "bench-secret-key-0123456789"
 
 
 # -- servers ---------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def rss_kb(pid: int) -> int:

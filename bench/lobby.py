@@ -31,6 +31,8 @@ import httpx
 import orjson
 import websockets
 
+from bench.ports import free_port
+
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 NAMES = ["Alice", "Bob", "Chandra", "Dmitri", "Eun-ji", "Farah", "Gustavo", "Hiroshi"]
 PRESETS = ["classic", "classic", "classic-3", "omnibus", "double-hearts", "two-player-dummy"]
@@ -189,11 +191,7 @@ async def measure(address: str, pid: int, reads: int) -> dict[str, Any]:
 
 
 def run_size(tables: int, args: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     namespace = "benchlobby" + uuid.uuid4().hex[:8]
     cmd = [sys.executable, "-m", "bench.lobby", "--serve", str(tables), "--port", str(port)]
     cmd += ["--namespace", namespace]

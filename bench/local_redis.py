@@ -22,6 +22,8 @@ from typing import Any
 import redis
 from redis.crc import key_slot
 
+from bench.ports import free_port
+
 # Node timeout of the private cluster: a master that stops answering is failed over in about
 # this plus an election (a second or two).
 NODE_TIMEOUT_MS = 1000
@@ -252,9 +254,7 @@ class LocalRedis:
     Without it (and without snapshots) a restart starts empty."""
 
     def __init__(self, appendonly: bool) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port: int = s.getsockname()[1]
+        self.port = free_port()
         self.appendonly = appendonly
         self.dir = Path(tempfile.mkdtemp(prefix="hearts-redis-"))
         self.proc: subprocess.Popen[bytes] | None = None

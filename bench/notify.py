@@ -29,6 +29,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from bench.ports import free_port
+
 
 def _serve(conn: Connection, devices: int) -> None:
     """The push service's process: make devices, send their subscriptions, then time pushes
@@ -143,7 +145,6 @@ async def pushes(players: int, rate: float) -> None:
 
 
 def emails(count: int) -> None:
-    import socket
     from concurrent.futures import ThreadPoolExecutor
 
     from aiosmtpd.controller import Controller
@@ -159,9 +160,7 @@ def emails(count: int) -> None:
             Sink.got += 1
             return "250 OK"
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     controller = Controller(Sink(), hostname="127.0.0.1", port=port)
     controller.start()
     executor = ThreadPoolExecutor(1)

@@ -21,6 +21,7 @@ import pytest_asyncio
 import sqlalchemy as sa
 
 from app.db import Database, make_database, upgrade_to_head
+from bench.ports import free_port
 from tests.store.conftest import drop_results_stream  # noqa: F401 - autouse: a test's global Redis keys go
 
 PG_URL = os.environ.get(
@@ -227,14 +228,11 @@ class ThrowawayPostgres:
 def throwaway_postgres() -> Iterator[ThrowawayPostgres]:
     """A running PostgreSQL of this test's own, removed afterwards (fails in CI when it cannot
     be made, skips elsewhere)."""
-    import socket
     import tempfile
 
     if ThrowawayPostgres.binaries() is None:
         unavailable("PostgreSQL server binaries", "none under /usr/lib/postgresql/*/bin")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    port = free_port()
     folder = Path(tempfile.mkdtemp(prefix="hearts-pg-"))
     folder.chmod(0o777)
     if os.geteuid() == 0:

@@ -5,7 +5,6 @@ stands for the outage: connecting fails at once, as it does while a server is do
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,12 +17,11 @@ from app.db.auth import _signer
 from app.main import create_app
 from app.settings import load_settings
 from app.store import keys
+from bench.ports import free_port
 
 
 def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])  # closed again when the block ends: nothing listens
+    return free_port()  # nothing listens on it
 
 
 def _client(database_url: str) -> TestClient:

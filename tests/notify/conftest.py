@@ -4,7 +4,6 @@ service that decrypts what it gets (bench/push_service.py) and a real SMTP serve
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
 from email import message_from_bytes
@@ -22,6 +21,7 @@ from fastapi import FastAPI
 from app.main import create_app
 from app.services import Services
 from app.settings import Settings
+from bench.ports import free_port
 from bench.push_service import PushService
 from tests.db.conftest import cheap_password_hashing  # noqa: F401 - fixture
 from tests.friends.helpers import COMMON
@@ -48,17 +48,10 @@ class Inbox:
             return [m for m in self.messages if m["To"] == address]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def smtp() -> Iterator[tuple[Inbox, int]]:
     inbox = Inbox()
-    port = _free_port()
+    port = free_port()
     controller = Controller(inbox, hostname="127.0.0.1", port=port)
     controller.start()
     try:

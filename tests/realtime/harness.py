@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import os
 import random
-import socket
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ import websockets
 from app.main import create_app
 from app.settings import Settings
 from bench.load_client import random_move
+from bench.ports import free_port
 from tests.conftest import cluster_redis_url, drop_namespace, real_redis_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,13 +83,6 @@ async def in_process_server(
         task.result()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @contextlib.contextmanager
 def subprocess_server(
     env: dict[str, str], output: Path | None = None
@@ -115,6 +108,22 @@ def two_subprocess_servers(
         yield first, second
 
 
+@contextlib.asynccontextmanager
+async def in_process_pair(
+    settings: Settings, fake_server: Any = None
+) -> AsyncIterator[tuple[str, str]]:
+    """Instances A and B of ``settings`` in this process (``in_process_server``, on
+    ``fake_server`` when given); A migrates the database, B does not. Yields their addresses."""
+    async with (
+        in_process_server(settings.model_copy(update={"instance_id": "A"}), fake_server) as a,
+        in_process_server(
+            settings.model_copy(update={"instance_id": "B", "migrate_on_start": False}),
+            fake_server,
+        ) as b,
+    ):
+        yield a, b
+
+
 Instance = tuple[str, subprocess.Popen[bytes] | None]
 
 
@@ -133,13 +142,7 @@ async def two_instances(
     ``processes_only`` on top) in a namespace of their own, deleted afterwards. Yields A's and
     B's (host:port, process; None in this process)."""
     if kind == "fake":
-        fake = fakeredis.FakeServer()
-        async with (
-            in_process_server(Settings(instance_id="A", **settings), fake) as a,
-            in_process_server(
-                Settings(instance_id="B", migrate_on_start=False, **settings), fake
-            ) as b,
-        ):
+        async with in_process_pair(Settings(**settings), fakeredis.FakeServer()) as (a, b):
             yield (a, None), (b, None)
         return
     namespace = "t" + uuid.uuid4().hex[:10]

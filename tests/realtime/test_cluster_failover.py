@@ -24,7 +24,7 @@ from tests.realtime.harness import (
     Client,
     computers_table,
     guest,
-    in_process_server,
+    in_process_pair,
     pick_move,
 )
 from tests.realtime.test_games import settings_for
@@ -58,12 +58,7 @@ async def test_play_resumes_by_itself_after_the_tables_master_fails_over(
             secret_key="test-secret-key-0123456789",
             due_lease_seconds=2,
         ).model_copy(update={"bot_delay_min_ms": 30, "bot_delay_max_ms": 30})
-        async with (
-            in_process_server(settings.model_copy(update={"instance_id": "A"})) as a,
-            in_process_server(
-                settings.model_copy(update={"instance_id": "B", "migrate_on_start": False})
-            ) as b,
-        ):
+        async with in_process_pair(settings) as (a, b):
             token, _ = await guest(a, "Ann")
             table_id = await computers_table(a, token)
             ann = Client(a, table_id, token, "ann")

@@ -23,7 +23,14 @@ from app.settings import Settings
 from app.store import keys, make_redis
 from app.store.codec import decode_state
 from tests.conftest import cluster_redis_url, drop_namespace
-from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
+from tests.realtime.harness import (
+    Client,
+    create_table,
+    guest,
+    in_process_pair,
+    in_process_server,
+    pick_move,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -352,12 +359,7 @@ async def test_one_hand_of_every_preset_across_two_instances_on_the_cluster(
     )
     redis = make_redis(url)
     try:
-        async with (
-            in_process_server(base.model_copy(update={"instance_id": "A"})) as a,
-            in_process_server(
-                base.model_copy(update={"instance_id": "B", "migrate_on_start": False})
-            ) as b,
-        ):
+        async with in_process_pair(base) as (a, b):
 
             async def one(preset: str) -> None:
                 players = engine.make_rules(preset).players

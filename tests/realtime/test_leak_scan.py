@@ -29,7 +29,14 @@ from app.settings import Settings
 from app.store import keys, make_redis
 from app.store.codec import decode_state
 from tests.conftest import cluster_redis_url, drop_namespace
-from tests.realtime.harness import Client, create_table, guest, in_process_server, pick_move
+from tests.realtime.harness import (
+    Client,
+    create_table,
+    guest,
+    in_process_pair,
+    in_process_server,
+    pick_move,
+)
 from tests.realtime.leak_scan import HTTP_ROUTES, Game, Leak, Scanner
 from tests.realtime.test_games import settings_for
 
@@ -126,12 +133,7 @@ async def servers(kind: str, tmp_path: Any) -> AsyncIterator[tuple[Settings, str
         }
     )
     try:
-        async with (
-            in_process_server(settings.model_copy(update={"instance_id": "A"})) as a,
-            in_process_server(
-                settings.model_copy(update={"instance_id": "B", "migrate_on_start": False})
-            ) as b,
-        ):
+        async with in_process_pair(settings) as (a, b):
             yield settings, a, b, make_redis(url)
     finally:
         drop_namespace(url, namespace)
