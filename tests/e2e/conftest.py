@@ -76,6 +76,9 @@ def server_env(port: int, data_dir: str) -> dict[str, str]:
             # share one server (the defaults are 5 and 20).
             "HEARTS_MAX_TABLES_PER_HOST": "10",
             "HEARTS_MAX_TABLES_PER_ADDRESS": "1000",
+            # New guests from one address an hour (the default 30): a worker's modules make
+            # a few hundred on their shared server.
+            "HEARTS_MAX_GUESTS_PER_ADDRESS": "10000",
             # Game reviews (tests/e2e/test_review.py): a search small enough to take a few
             # seconds, in a thread of the server (no worker process to start, and no nice +10
             # to starve it on a loaded machine).
