@@ -32,7 +32,13 @@ from app.db import make_database, upgrade_to_head
 from app.db.compete_models import Event
 from app.db.models import utcnow
 from tests.conftest import drop_namespace, real_redis_url
-from tests.realtime.harness import Client, children, guest, pick_move, subprocess_servers
+from tests.realtime.harness import (
+    Client,
+    children,
+    guest,
+    play_until_over,
+    subprocess_servers,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -168,21 +174,11 @@ class Player:
                     await client.close()
 
     async def _moves(self, client: Client, round_no: int) -> None:
-        acted = -1
-        while True:
-            state = client.last_state()
-            if state and state["table"]["status"] == "over":
-                return
-            if state and state["view"] and state["version"] > acted:
-                move = pick_move(state["view"], self.rng)
-                if move is not None:
-                    acted = state["version"]
-                    answer = await client.command("move", move=move, version=state["version"])
-                    if answer["type"] == "ack":
-                        self.field.moves[round_no] = self.field.moves.get(round_no, 0) + 1
-                    continue
-            n = len(client.messages)
-            await client.wait(lambda m: m["type"] == "state", start=n, timeout=30)
+        def counted(answer: dict[str, Any]) -> None:
+            if answer["type"] == "ack":
+                self.field.moves[round_no] = self.field.moves.get(round_no, 0) + 1
+
+        await play_until_over(client, self.rng, counted, timeout=30)
 
     async def attend(self, event_id: int) -> None:
         for round_no in range(1, ROUNDS + 1):

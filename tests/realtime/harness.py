@@ -355,3 +355,29 @@ def pick_move(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None
     kind = legal["type"]
     assert kind in ("pass", "play", "direction", "moon"), f"unknown legal move type {kind}"
     return random_move(legal, rng)
+
+
+async def play_until_over(
+    client: Client,
+    rng: random.Random,
+    answered: Callable[[dict[str, Any]], None] | None = None,
+    timeout: float = 20.0,
+) -> None:
+    """Play ``client``'s seat with random legal moves (``pick_move``) until its table's game is
+    over: one move on each state newer than the last one moved on, when the seat has one;
+    ``answered`` sees each move's answer. Fails when no new state comes within ``timeout``."""
+    acted = -1
+    while True:
+        state = client.last_state()
+        if state and state["table"]["status"] == "over":
+            return
+        if state and state["view"] and state["version"] > acted:
+            move = pick_move(state["view"], rng)
+            if move is not None:
+                acted = state["version"]
+                answer = await client.command("move", move=move, version=state["version"])
+                if answered is not None:
+                    answered(answer)
+                continue
+        n = len(client.messages)
+        await client.wait(lambda m: m["type"] == "state", start=n, timeout=timeout)

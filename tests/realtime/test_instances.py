@@ -26,7 +26,7 @@ from tests.realtime.harness import (
     computers_table,
     create_table,
     guest,
-    pick_move,
+    play_until_over,
     redis_url,
 )
 
@@ -154,22 +154,6 @@ async def test_two_instances_same_table_same_order(kind: str, tmp_path: Any) -> 
         assert loser["code"] in ("stale_version", "already_passed")
         await p0b.close()
 
-        async def play(client: Client, seat: int) -> None:
-            rng = random.Random(seat)
-            acted = -1
-            while True:
-                st = client.last_state()
-                if st and st["table"]["status"] == "over":
-                    return
-                if st and st["view"] and st["version"] > acted:
-                    move = pick_move(st["view"], rng)
-                    if move is not None:
-                        acted = st["version"]
-                        await client.command("move", move=move, version=st["version"])
-                        continue
-                n = len(client.messages)
-                await client.wait(lambda m: m["type"] == "state", start=n)
-
         async def roam() -> tuple[int, Client]:
             await roamer.wait_state(lambda m: m["version"] >= version + 12)
             seen = last_version(roamer)
@@ -180,7 +164,13 @@ async def test_two_instances_same_table_same_order(kind: str, tmp_path: Any) -> 
             return seen, back
 
         _, (seen, back) = await asyncio.wait_for(
-            asyncio.gather(asyncio.gather(play(p0, 0), play(p1, 1)), roam()), 120
+            asyncio.gather(
+                asyncio.gather(
+                    play_until_over(p0, random.Random(0)), play_until_over(p1, random.Random(1))
+                ),
+                roam(),
+            ),
+            120,
         )
         for c in (watch_a, watch_b, p0, p1, back):
             await c.wait_state(lambda m: m["table"]["status"] == "over")
