@@ -69,6 +69,8 @@ async def test_play_resumes_by_itself_after_the_tables_master_fails_over(
             assert started["type"] == "ack", started
             acks: list[tuple[float, int]] = []  # (time, version) of Ann's accepted moves
 
+            # Not harness.play_until_over: a move refused while the slot has no master is sent
+            # again, and a second with no new state is no failure while the cluster fails over.
             async def play() -> None:
                 rng = random.Random(1)
                 acted = -1
