@@ -106,36 +106,36 @@ def migrated_sqlite_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _migrate(url: str, template: Path) -> None:
-    if url.startswith("sqlite:///"):
+def _migrate(url: str, template: Path | None = None) -> None:
+    if template is not None and url.startswith("sqlite:///"):
         shutil.copyfile(template, url.removeprefix("sqlite:///"))
     else:
         upgrade_to_head(url)
 
 
+def _migrated(url: str, template: Path | None = None) -> Iterator[Database]:
+    """The database at ``url`` migrated (a SQLite file copied from ``template``), open for the
+    test, then closed."""
+    _migrate(url, template)
+    db = make_database(url)
+    yield db
+    db.dispose()
+
+
 @pytest.fixture
 def database(db_url: str, migrated_sqlite_file: Path) -> Iterator[Database]:
     """A migrated database, on SQLite and on PostgreSQL."""
-    _migrate(db_url, migrated_sqlite_file)
-    db = make_database(db_url)
-    yield db
-    db.dispose()
+    yield from _migrated(db_url, migrated_sqlite_file)
 
 
 @pytest.fixture
 def sqlite_database(sqlite_url: str, migrated_sqlite_file: Path) -> Iterator[Database]:
-    _migrate(sqlite_url, migrated_sqlite_file)
-    db = make_database(sqlite_url)
-    yield db
-    db.dispose()
+    yield from _migrated(sqlite_url, migrated_sqlite_file)
 
 
 @pytest.fixture
 def pg_database(pg_url: str) -> Iterator[Database]:
-    upgrade_to_head(pg_url)
-    db = make_database(pg_url)
-    yield db
-    db.dispose()
+    yield from _migrated(pg_url)
 
 
 @pytest_asyncio.fixture
