@@ -4,6 +4,7 @@ and ``Retry-After`` (seconds), and create nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from fastapi import HTTPException
@@ -18,12 +19,14 @@ if TYPE_CHECKING:
     from app.services import Services
 
 
-def too_many(code: str, message: str, retry_after: int) -> HTTPException:
-    return HTTPException(
-        429,
-        detail={"code": code, "message": message, "retry_after": retry_after},
-        headers={"Retry-After": str(retry_after)},
-    )
+def too_many(
+    code: str, message: str, retry_after: int, values: Mapping[str, object] | None = None
+) -> HTTPException:
+    """429 ``code`` with ``Retry-After``; ``values``: the named values its words need."""
+    detail: dict[str, object] = {"code": code, "message": message, "retry_after": retry_after}
+    if values:
+        detail["values"] = dict(values)
+    return HTTPException(429, detail=detail, headers={"Retry-After": str(retry_after)})
 
 
 async def limit_or_refuse(
@@ -72,6 +75,11 @@ async def check_new_guest(services: Services, conn: HTTPConnection) -> None:
             f"address in the last {_duration(settings.guest_window_seconds)}, the most allowed: "
             f"keep playing as the guest you have, or try again in {wait} s",
             wait,
+            {
+                "limit": settings.max_guests_per_address,
+                "window": settings.guest_window_seconds,
+                "wait": wait,
+            },
         )
 
 

@@ -222,7 +222,12 @@ async def join_room(
         if room.is_member(player.id):
             return {"room": room.public()}
         if len(room.state["members"]) >= MAX_MEMBERS:
-            _fail(409, "room_full", f"a room holds at most {MAX_MEMBERS} people")
+            _fail(
+                409,
+                "room_full",
+                f"a room holds at most {MAX_MEMBERS} people",
+                values={"limit": MAX_MEMBERS},
+            )
         state = {**room.state, "members": [*room.state["members"], _member(player)]}
         version = await store.save(room_id, room.version, state)
         if version is not None:

@@ -188,7 +188,7 @@ async def create_table(
     except TooManyTables as exc:  # 429 too_many_tables, with Retry-After
         raise tables_refused(exc) from None
     except TooManyGames as exc:  # 429 too_many_games: turn-based games per player
-        raise too_many(exc.code, exc.message, exc.retry_after) from None
+        raise too_many(exc.code, exc.message, exc.retry_after, exc.values) from None
     except TableError as exc:
         raise _table_refused(exc) from None
     out: dict[str, Any] = {"table": table.public_json(), "version": table.version}

@@ -73,7 +73,10 @@ def _check_room(session: Session, player_id: str, limits: ClubLimits) -> None:
     ).one()
     if joined >= limits.clubs_per_player:
         raise ClubError(
-            429, "too_many_clubs", f"a player belongs to {limits.clubs_per_player} clubs at most"
+            429,
+            "too_many_clubs",
+            f"a player belongs to {limits.clubs_per_player} clubs at most",
+            {"limit": limits.clubs_per_player},
         )
 
 
@@ -83,7 +86,12 @@ def _add_member(
     if session.get(ClubBan, (club.id, player_id)) is not None:
         raise ClubError(403, "banned", "you are banned from this club")
     if club.members >= limits.members_per_club:
-        raise ClubError(409, "club_full", f"a club has {limits.members_per_club} members at most")
+        raise ClubError(
+            409,
+            "club_full",
+            f"a club has {limits.members_per_club} members at most",
+            {"limit": limits.members_per_club},
+        )
     _check_room(session, player_id, limits)
     assert club.id is not None
     session.add(ClubMember(club_id=club.id, player_id=player_id, role=role))
@@ -119,7 +127,10 @@ def create_club(
         ).one()
         if owned >= limits.owned_per_player:
             raise ClubError(
-                429, "too_many_clubs", f"a player owns {limits.owned_per_player} clubs at most"
+                429,
+                "too_many_clubs",
+                f"a player owns {limits.owned_per_player} clubs at most",
+                {"reason": "owned", "limit": limits.owned_per_player},
             )
         club = Club(
             name=clean,

@@ -12,11 +12,16 @@ NAME_MAX_CHARS = 40  # a club's or an event's name
 
 
 class CompeteError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
+    """``values``: the named values the page words the code with (a limit)."""
+
+    def __init__(
+        self, status: int, code: str, message: str, values: dict[str, str | int] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.values = dict(values or {})
 
 
 def checked_name(name: object, error: type[CompeteError], whose: str) -> str:

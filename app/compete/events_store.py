@@ -115,6 +115,7 @@ def create_event(
                 429,
                 "too_many_events",
                 f"a player has {limits.open_events_per_player} events to come at most",
+                {"limit": limits.open_events_per_player},
             )
         # The new row from the checked values, by name (alike in form to other constructor calls).
         event = Event(
@@ -219,7 +220,12 @@ def add_entry(
     if event_id is None:
         raise ValueError("an event not stored yet takes no entries")
     if event.entries >= limits.entries_max:
-        raise EventError(409, "event_full", f"an event has {limits.entries_max} players at most")
+        raise EventError(
+            409,
+            "event_full",
+            f"an event has {limits.entries_max} players at most",
+            {"limit": limits.entries_max},
+        )
     session.add(
         EventEntry(
             event_id=event_id,

@@ -1,7 +1,7 @@
 """The competition routes' one way to answer a store's refusal: a ``CompeteError`` becomes
-``{"detail": {"code", "message"}}`` with its status (``refuse``), whether the store ran in a
-worker thread (``run``: the SQL stores of clubs and events) or is awaited (``answered``: the
-daily challenge's service)."""
+``{"detail": {"code", "message", "values"?}}`` with its status (``refuse``), whether the store
+ran in a worker thread (``run``: the SQL stores of clubs and events) or is awaited
+(``answered``: the daily challenge's service)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ T = TypeVar("T")
 
 
 def refuse(error: CompeteError) -> NoReturn:
-    raise refusal(error.status, error.code, error.message) from None
+    raise refusal(error.status, error.code, error.message, error.values) from None
 
 
 async def run(fn: Callable[..., T], *args: Any, **kw: Any) -> T:

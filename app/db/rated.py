@@ -21,12 +21,15 @@ def finished_games(db: Database, player_id: str) -> int:
     return int(count)
 
 
-def rated_refusal(db: Database, player_id: str, min_games: int) -> tuple[str, str] | None:
-    """(code, message) when the player may not sit at a rated table, else None."""
+def rated_refusal(
+    db: Database, player_id: str, min_games: int
+) -> tuple[str, str, dict[str, int]] | None:
+    """(code, message, values) when the player may not sit at a rated table, else None: the
+    games still to finish (``count``) and how many in all (``needed``) as named values."""
     with db.session() as session:
         player = session.get(Player, player_id)
         if player is None or player.is_guest:
-            return "rated_guest", "rated tables are for registered players: register first"
+            return "rated_guest", "rated tables are for registered players: register first", {}
     played = finished_games(db, player_id) if min_games > 0 else 0
     if played < min_games:
         more = min_games - played
@@ -34,5 +37,6 @@ def rated_refusal(db: Database, player_id: str, min_games: int) -> tuple[str, st
             "rated_games_needed",
             f"finish {more} more game{'s' if more != 1 else ''} before a rated table"
             f" ({min_games} in all)",
+            {"count": more, "needed": min_games},
         )
     return None

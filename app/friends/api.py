@@ -45,7 +45,7 @@ def _fail(status: int, code: str, message: str, values: dict[str, Any] | None = 
 
 
 def _friend_error(error: store.FriendError) -> NoReturn:
-    _fail(error.status, error.code, error.message)
+    _fail(error.status, error.code, error.message, error.values)
 
 
 def _hub(services: Services) -> FriendsHub:

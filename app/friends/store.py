@@ -37,11 +37,16 @@ RECENT_GAMES = 10  # "played with recently": the people of one's last games
 
 
 class FriendError(ValueError):
-    def __init__(self, code: str, message: str, status: int = 409) -> None:
+    """``values``: the named values the page words the code with (a limit)."""
+
+    def __init__(
+        self, code: str, message: str, status: int = 409, values: dict[str, int] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        self.values = dict(values or {})
 
 
 def _unknown() -> FriendError:
@@ -224,6 +229,7 @@ def send_request(
                     f"{MAX_OUTGOING_REQUESTS} of your requests wait for an answer: "
                     "cancel some first",
                     429,
+                    values={"limit": MAX_OUTGOING_REQUESTS},
                 )
             session.add(FriendRequest(from_id=from_id, to_id=target.id))
             session.commit()
@@ -237,7 +243,10 @@ def _check_room(session: Session, *players: str) -> None:
         )
         if friends >= MAX_FRIENDS:
             raise FriendError(
-                "too_many_friends", f"a player has at most {MAX_FRIENDS} friends", 409
+                "too_many_friends",
+                f"a player has at most {MAX_FRIENDS} friends",
+                409,
+                values={"limit": MAX_FRIENDS},
             )
 
 

@@ -60,6 +60,7 @@ class HintCommands(TableWriter):
             raise TableError(
                 "too_many_hints",
                 f"at most {self.settings.hints_per_minute} hints a minute; try again shortly",
+                {"limit": self.settings.hints_per_minute},
             )
         view = engine.view(game, seat_no, sheet=False)
         try:

@@ -47,6 +47,7 @@ class TooManyGames(TableError):
             "too_many_games",
             f"you are already in {limit} turn-based games, the most one player may be in at "
             "once: finish or leave one first",
+            {"limit": limit},
         )
         self.limit = limit
         self.retry_after = 3600

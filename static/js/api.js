@@ -30,20 +30,21 @@ export function valueWords(code, values) {
   return t(key, shown);
 }
 
-/** The words for a server's error code: with named values, the catalog's text filled with
- *  them; else the catalog's error.<code> (static/i18n), else the server's own sentence. An
- *  English page keeps the server's sentence for a code without values, which is the more
- *  precise (one code, several situations); docs/frontend.md "Languages". */
-export function errorWords(code, message, values) {
+/** The words for a server's error code, in every language English too: with named values,
+ *  the catalog's text filled with them; else the catalog's error.<code> (static/i18n); never
+ *  the server's English sentence (`message`, for API clients and logs). A code with no words
+ *  (the protocol's own, tests/test_catalogs.py) reads error.refused; docs/frontend.md
+ *  "Languages". */
+export function errorWords(code, values) {
   const worded = valueWords(code, values);
   if (worded !== null) return worded;
-  if (language() !== "en" && has(`error.${code}`)) return t(`error.${code}`);
-  return message || (has(`error.${code}`) ? t(`error.${code}`) : code);
+  if (code === "network") return t("common.network");
+  return has(`error.${code}`) ? t(`error.${code}`) : t("error.refused");
 }
 
 export class ApiError extends Error {
-  constructor(status, code, message, values) {
-    super(errorWords(code, message, values));
+  constructor(status, code, values) {
+    super(errorWords(code, values));
     this.status = status;
     this.code = code;
     this.values = values || {};
@@ -68,7 +69,7 @@ export const session = {
   },
 };
 
-/** fetch JSON from the API; throws ApiError with the server's code and message, worded once
+/** fetch JSON from the API; throws ApiError with the server's code and values, worded once
  *  the refusals' words (<lang>.error.json, fetched at the page's first refusal) are in. */
 export async function api(path, { method = "GET", body = undefined, bearer = undefined } = {}) {
   const headers = { Accept: "application/json", "X-Requested-With": "hearts" };
@@ -83,7 +84,7 @@ export async function api(path, { method = "GET", body = undefined, bearer = und
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, "network", t("common.network"));
+    throw new ApiError(0, "network");
   }
   if (response.status === 204) return null;
   let data = null;
@@ -96,16 +97,15 @@ export async function api(path, { method = "GET", body = undefined, bearer = und
     await loadSection("error");
     const detail = data && data.detail;
     if (detail && typeof detail === "object" && !Array.isArray(detail)) {
-      if (detail.code) throw new ApiError(response.status, detail.code, detail.message || "", detail.values);
+      if (detail.code) throw new ApiError(response.status, detail.code, detail.values);
     }
     if (Array.isArray(detail) && detail.length) {
       // A body the server's schema refuses (FastAPI's 422): the field it names, in the
-      // player's language (error.invalid); the English sentence stays in `message` of the log.
-      const first = detail[0];
-      const where = (first.loc || []).filter((x) => x !== "body").join(".");
-      throw new ApiError(response.status, "invalid", `${where ? where + ": " : ""}${first.msg}`, { field: where || "?" });
+      // player's language (error.invalid).
+      const where = (detail[0].loc || []).filter((x) => x !== "body").join(".");
+      throw new ApiError(response.status, "invalid", { field: where || "?" });
     }
-    throw new ApiError(response.status, "http_status", "", { status: response.status });
+    throw new ApiError(response.status, "http_status", { status: response.status });
   }
   return data;
 }

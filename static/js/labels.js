@@ -2,7 +2,7 @@
 // (every word from the catalog, static/i18n/<lang>.json).
 
 import { valueWords } from "./api.js";
-import { has, language, t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 
 /** The four games' codes (their names: the catalog's game.<code>). */
 export const GAMES = ["classic", "dummy", "twentyeight", "double"];
@@ -31,28 +31,17 @@ export function relativeSeat(me, other, n) {
 
 /** The server's reason codes in words (catalog keys error.<code>, reason.*): the refusal's
  *  named `values` first (api.js valueWords: the card that must lead, the suit led, a refused
- *  claim's reason, a ban's end), never words read out of the server's English `message`. `ctx`
+ *  claim's reason, a ban's end), never the server's English `message` nor words read out of it. `ctx`
  *  may carry what the page knows itself: {waitingFor}, the seat whose turn it is. */
-export function reasonWords(code, message, ctx = {}) {
+export function reasonWords(code, ctx = {}) {
   const worded = valueWords(code, ctx.values);
   if (worded !== null) return worded;
   switch (code) {
     case "not_your_turn":
       return ctx.waitingFor ? t("reason.waiting_for", { name: ctx.waitingFor }) : t("error.not_your_turn");
-    case "wrong_status":
-    case "bad_chat":
-      // One code for many situations: an English page keeps the server's own sentence (the
-      // more precise), another language the code's catalog text (as api.js errorWords).
-      return message && (language() === "en" || !has(`error.${code}`)) ? capitalise(message) + "." : t(`error.${code}`);
     case "busy":
       return t("error.stale_version");
     default:
-      if (has(`error.${code}`)) return t(`error.${code}`);
-      return message ? capitalise(message) + "." : t("reason.not_allowed");
+      return has(`error.${code}`) ? t(`error.${code}`) : t("reason.not_allowed");
   }
-}
-
-function capitalise(text) {
-  const t = String(text);
-  return t ? t[0].toUpperCase() + t.slice(1) : t;
 }

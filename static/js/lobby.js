@@ -221,7 +221,7 @@ class Lobby {
           too_many_sockets: t("lobby.off_sockets"),
           policy: t("lobby.off_policy"),
           forbidden: t("lobby.off_forbidden"),
-        }[code] || (error && errorWords(error.code, error.message, error.values)) || t("lobby.off");
+        }[code] || (error && errorWords(error.code, error.values)) || t("lobby.off");
         if (this.tableCount) {
           this.tableCount.textContent = words;
           this.tableCount.classList.add("form-error");

@@ -166,7 +166,7 @@ class TablePage {
       protocol: t("table.gone.protocol"),
       too_many_sockets: t("table.gone.too_many_sockets"),
       policy: t("table.gone.policy"),
-    }[code] || (error && errorWords(error.code, error.message, error.values)) || t("table.gone.closed");
+    }[code] || (error && errorWords(error.code, error.values)) || t("table.gone.closed");
     this.gone = words;
     fill(this.root, h("section", { class: "panel gone" },
       h("h1", {}, t("table.gone.title")),
@@ -291,7 +291,7 @@ class TablePage {
     this.markPending();
     const ctx = pending ? pending.ctx : {};
     if (pending && msg.code === "stale_version" && this.retryAuto(pending)) return;
-    const words = reasonWords(msg.code, msg.message, { ...ctx, ...this.reasonContext(), values: msg.values });
+    const words = reasonWords(msg.code, { ...ctx, ...this.reasonContext(), values: msg.values });
     if (pending && pending.msg.type === "move") {
       this.lastError = { code: msg.code, text: words };
       this.renderError();

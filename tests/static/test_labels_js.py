@@ -14,7 +14,7 @@ from tests.static.node import JS_DIR, run_node
 
 # The page's catalogs are fetched by i18n.js: here read from the files, in the language of a
 # stand-in <html lang>.
-SCRIPT = r"""
+PRELUDE = r"""
 import fs from "node:fs";
 globalThis.document = { documentElement: { lang: process.argv[3] } };
 globalThis.fetch = async (url) => {
@@ -22,11 +22,17 @@ globalThis.fetch = async (url) => {
   return { ok: true, status: 200, json: async () => JSON.parse(text) };
 };
 const { loadSection } = await import(new URL("i18n.js", process.argv[2]).href);
+const { errorWords } = await import(new URL("api.js", process.argv[2]).href);
 const { reasonWords } = await import(new URL("labels.js", process.argv[2]).href);
 await loadSection("error");
-const cases = JSON.parse(process.argv[4]);
-console.log(JSON.stringify(cases.map((c) => reasonWords(c.code, c.message, { values: c.values }))));
 """
+SCRIPT = (
+    PRELUDE
+    + r"""
+const cases = JSON.parse(process.argv[4]);
+console.log(JSON.stringify(cases.map((c) => reasonWords(c.code, { values: c.values }))));
+"""
+)
 
 SENTENCE = "the others can still take a trick: a claim needs every remaining trick"
 
@@ -104,3 +110,44 @@ def test_a_refused_card_is_worded_from_its_values_not_the_sentence(tmp_path: Pat
             texts["error.hearts_not_broken"].replace("{card}", card_words(lang, "QH")),
         ]
         assert words(tmp_path, lang, cases) == expected, lang
+
+
+# Both doors of a refusal's words: api.js errorWords (the API's, a socket's last error) and
+# labels.js reasonWords (the table's refused commands), for each code in turn.
+BOTH_SCRIPT = (
+    PRELUDE
+    + r"""
+const codes = JSON.parse(process.argv[4]);
+console.log(JSON.stringify(codes.map((code) => [errorWords(code), reasonWords(code)])));
+"""
+)
+
+
+def test_every_refusal_reads_its_catalog_words_in_every_language_english_too(
+    tmp_path: Path,
+) -> None:
+    """A code without values is worded from error.<code> in every language, English too (an
+    English page showed the server's sentence, a French one the catalog's): both doors
+    answer the catalog's text for every code the server sends, and a code with no words
+    (the protocol's own) reads the catalog's general refusal, never the code itself."""
+    from tests.test_catalogs import PROTOCOL_CODES, placeholders, refusal_codes
+
+    # (A text with placeholders comes with its values: test_catalogs checks those.)
+    english = catalog("en")
+    worded = sorted(
+        code
+        for code in set(refusal_codes()) - PROTOCOL_CODES
+        if not placeholders(english[f"error.{code}"])
+    )
+    codes = [*worded, "no_such_code"]
+    for lang in LANGUAGES:
+        texts = catalog(lang)
+        shown = run_node(tmp_path, BOTH_SCRIPT, JS_DIR.as_uri() + "/", lang, json.dumps(codes))
+        for code, (api_words, table_words) in zip(codes, shown, strict=True):
+            if code == "no_such_code":
+                assert api_words == texts["error.refused"], lang
+                assert table_words == texts["reason.not_allowed"], lang
+                continue
+            assert api_words == texts[f"error.{code}"], (lang, code, api_words)
+            if code not in ("busy", "not_your_turn"):  # labels.js's own words for these
+                assert table_words == texts[f"error.{code}"], (lang, code, table_words)
