@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import sqlite3
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,18 @@ async def _until(condition: Callable[[], Any], what: str, limit: float = 60.0) -
         if loop.time() > deadline:
             raise AssertionError(f"gave up waiting for {what}")
         await asyncio.sleep(0.02)
+
+
+@contextlib.asynccontextmanager
+async def _running(*workers: OutboxWorker) -> AsyncIterator[None]:
+    """``workers`` running while the block runs, then stopped and waited for."""
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(w.run(stop)) for w in workers]
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.gather(*tasks)
 
 
 def _events(db: Database) -> list[dict[str, Any]]:
@@ -72,17 +85,12 @@ async def test_two_workers_write_each_record_once(
         OutboxWorker(any_redis, database, stream=stream_key, block_ms=50, claim_idle_ms=0, batch=5)
         for _ in range(2)
     ]
-    stop = asyncio.Event()
-    tasks = [asyncio.create_task(w.run(stop)) for w in workers]
 
     async def drained() -> bool:
         return bool(await any_redis.xlen(stream_key) == 0)
 
-    try:
+    async with _running(*workers):
         await _until(drained, "the stream to drain")
-    finally:
-        stop.set()
-        await asyncio.gather(*tasks)
     assert sum(w.written for w in workers) == len(events)
     assert sum(w.duplicates for w in workers) >= len(events)
     assert sum(w.dead for w in workers) == 0
@@ -111,17 +119,12 @@ async def test_workers_take_every_shards_records_once(
         OutboxWorker(redis_client, database, streams=streams, block_ms=50, claim_idle_ms=0, batch=3)
         for _ in range(2)
     ]
-    stop = asyncio.Event()
-    tasks = [asyncio.create_task(w.run(stop)) for w in workers]
 
     async def drained() -> bool:
         return await pending_count(redis_client, namespace=namespace) == 0
 
-    try:
+    async with _running(*workers):
         await _until(drained, "every shard's stream to drain")
-    finally:
-        stop.set()
-        await asyncio.gather(*tasks)
     assert sum(w.written for w in workers) == len(events)
     assert sum(w.duplicates for w in workers) >= 10
     assert sum(w.dead for w in workers) == 0
@@ -174,25 +177,19 @@ async def _outage(
     worker = OutboxWorker(
         redis, database, stream=stream, block_ms=50, retry_base=0.01, retry_max=0.05
     )
-    stop = asyncio.Event()
-    task = asyncio.create_task(worker.run(stop))
-    try:
 
-        async def failing() -> bool:
-            return worker._failures >= 3
+    async def failing() -> bool:
+        return worker._failures >= 3
 
+    async def drained() -> bool:
+        return bool(await redis.xlen(stream) == 0)
+
+    async with _running(worker):
         await _until(failing, "the worker to meet the outage")
         assert _counts(check) == (0, 0, 0)
         assert await redis.xlen(stream) == len(events)
         await come_back()
-
-        async def drained() -> bool:
-            return bool(await redis.xlen(stream) == 0)
-
         await _until(drained, "the stream to drain after the outage")
-    finally:
-        stop.set()
-        await task
     assert worker.written == len(events)
     assert _counts(check) == (GAMES, GAMES * HANDS, GAMES * 4)
 
@@ -268,22 +265,17 @@ async def test_an_idle_worker_does_not_spin(
         return await step(block_ms)
 
     worker.step = counted  # type: ignore[method-assign]
-    stop = asyncio.Event()
-    task = asyncio.create_task(worker.run(stop))
-    try:
+
+    async def written() -> bool:
+        return worker.written == 1
+
+    async with _running(worker):
         await asyncio.sleep(1.0)
         assert steps <= 8, f"{steps} steps in 1 s with nothing to write"
         players = [create_guest(sqlite_database, f"Q{i}") for i in range(4)]
         seats = seats_of(*(p.id for p in players))
         await enqueue(fake_redis, game_event(seats, [26, 0, 0, 0], game_no=0), stream=stream_key)
-
-        async def written() -> bool:
-            return worker.written == 1
-
         await _until(written, "the new record to be written", limit=5.0)
-    finally:
-        stop.set()
-        await task
 
 
 class _FailOnce:
