@@ -356,9 +356,11 @@ def _carried(said: ast.expr, values: ast.expr | None) -> bool:
         for key, value in pairs
     ):
         return True
-    # Words made from a carried value ({'s' if more != 1 else ''}, {_duration(window)}).
+    # Words made from a carried value ({'s' if more != 1 else ''}, {_duration(window)}), or a
+    # value carried made from it ({key!r} and {"seat": str(key)}).
     carried = {ast.unparse(value) for _, value in pairs}
-    return any(ast.unparse(part) in carried for part in ast.walk(said))
+    inside = {ast.unparse(part) for _, value in pairs for part in ast.walk(value)}
+    return text in inside or any(ast.unparse(part) in carried for part in ast.walk(said))
 
 
 def unnamed_in(module: ast.Module, where: str) -> set[str]:
@@ -392,16 +394,11 @@ def unnamed_values() -> set[str]:
 NOT_YET_NAMED = frozenset(
     {
         "already_friends app/friends/store.py",
-        "bad_chat app/api/replay_rooms.py",
-        "bad_chat app/compete/clubs.py",
-        "bad_chat app/tables/commands.py",
         "bad_deal app/compete/daily.py",
         "bad_direction app/engine/game.py",
-        "bad_extra_time app/tables/seats.py",
         "bad_format app/compete/events_store.py",
         "bad_grace app/compete/events.py",
         "bad_language app/api/routes.py",
-        "bad_level app/tables/seats.py",
         "bad_minutes app/compete/events.py",
         "bad_move_time app/tables/pace.py",
         "bad_name app/compete/errors.py",
@@ -416,31 +413,22 @@ NOT_YET_NAMED = frozenset(
         "bad_seat app/engine/claim.py",
         "bad_seat app/engine/game.py",
         "bad_seat app/tables/compete.py",
-        "bad_seat app/tables/seats.py",
         "bad_start app/compete/events.py",
         "bad_text app/realtime/socket_input.py",
         "bad_time_zone app/tables/pace.py",
-        "between_hands app/tables/seats.py",
         "card_not_in_hand app/engine/game.py",
-        "chat_limited app/realtime/limits.py",
         "driver_present app/api/replay_rooms.py",
         "lobby_list_full app/realtime/lobby.py",
         "name_taken app/db/players.py",
         "not_allowed app/compete/clubs.py",
-        "not_their_turn app/tables/seats.py",
         "not_your_seat app/realtime/table_commands.py",
         "option_not_available app/engine/rules.py",
         "pass_forbidden_card app/engine/game.py",
         "seat_taken app/friends/api.py",
-        "seat_taken app/tables/seats.py",
-        "stale_version app/tables/seats.py",
         "too_large app/realtime/endpoint.py",
         "too_large app/realtime/lobby.py",
         "too_large app/realtime/messages.py",
         "too_many_attempts app/api/accounts.py",
-        "too_many_reviews app/api/reviews.py",
-        "too_many_sockets app/realtime/limits.py",
-        "too_many_sockets app/tables/presence.py",
         "too_many_tables app/tables/limits.py",
         "unknown_option app/engine/rules.py",
         "unknown_preset app/engine/rules.py",

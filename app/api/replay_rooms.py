@@ -359,7 +359,13 @@ async def chat(
         _fail(422, "bad_chat", error.message, rule=error.rule)
     limit = services.settings.chat_max_chars
     if len(text) > limit:
-        _fail(422, "bad_chat", f"a message holds at most {limit} characters", rule="too_long")
+        _fail(
+            422,
+            "bad_chat",
+            f"a message holds at most {limit} characters",
+            rule="too_long",
+            values={"reason": "length", "limit": limit},
+        )
     store = _store(services)
     await _loaded(store, room_id, player)  # a stranger's lines are not counted
     await _limit(

@@ -295,7 +295,7 @@ async def _follow(
     try:
         ticket = await limits.open(None, address_group(client_address(ws)))
     except LimitExceeded as exc:
-        await _close(ws, m.error(exc.code, exc.message), exc.close_code)
+        await _close(ws, m.error(exc.code, exc.message, values=exc.values), exc.close_code)
         return
     queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=64)
 

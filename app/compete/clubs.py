@@ -339,7 +339,12 @@ def post(
     except TextRuleError as exc:
         raise ClubError(422, "bad_chat", exc.message) from None
     if not clean or len(clean) > limits.post_max_chars:
-        raise ClubError(422, "bad_chat", f"a line has 1 to {limits.post_max_chars} characters")
+        raise ClubError(
+            422,
+            "bad_chat",
+            f"a line has 1 to {limits.post_max_chars} characters",
+            {"reason": "length", "limit": limits.post_max_chars},
+        )
     with db.session() as session:
         _role_at_least(session, club_id, player_id, "admin" if announcement else "member")
         line = ClubPost(

@@ -78,7 +78,7 @@ async def _close(ws: WebSocket, payload: bytes, code: int, reason: str = "") -> 
 
 async def _refuse(ws: WebSocket, exc: LimitExceeded) -> None:
     """Close a socket over a limit: the error (code and words), then the close code."""
-    await _close(ws, m.error(exc.code, exc.message), exc.close_code, exc.code)
+    await _close(ws, m.error(exc.code, exc.message, values=exc.values), exc.close_code, exc.code)
 
 
 def _policy_error() -> LimitExceeded:
@@ -205,7 +205,7 @@ async def _table_socket(ws: WebSocket, table_id: str) -> None:
         await limits.release(ticket)
         if isinstance(exc, TableError):
             if exc.code == "too_many_sockets":
-                await _refuse(ws, LimitExceeded(exc.code, exc.message, CLOSE_TOO_MANY))
+                await _refuse(ws, LimitExceeded(exc.code, exc.message, CLOSE_TOO_MANY, exc.values))
             else:
                 await _close(ws, m.error(exc.code, exc.message), CLOSE_UNKNOWN_TABLE)
             return

@@ -23,7 +23,7 @@ import logging
 import math
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
@@ -42,11 +42,18 @@ CLOSE_POLICY = 4008  # kept sending past a limit
 class LimitExceeded(Exception):
     """A socket may not open (close code ``close_code``), with a stable code and words."""
 
-    def __init__(self, code: str, message: str, close_code: int = CLOSE_TOO_MANY) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        close_code: int = CLOSE_TOO_MANY,
+        values: Mapping[str, str | int | float] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.close_code = close_code
+        self.values = dict(values or {})  # the named values the page words the code with
 
 
 class Bucket:
@@ -135,6 +142,7 @@ class Limits:
                     "too_many_sockets",
                     f"you have {got.sockets} connections open (at most {s.ws_sockets_per_player}):"
                     " close another tab of this site, then reload",
+                    values={"count": got.sockets, "limit": s.ws_sockets_per_player},
                 )
             ticket.counted.append(key)
         key = address_sockets_key(self.namespace, address)
@@ -145,6 +153,7 @@ class Limits:
                 "too_many_sockets",
                 f"your network has {got.sockets} connections open (at most "
                 f"{s.ws_sockets_per_address}): close some tabs of this site, then reload",
+                values={"count": got.sockets, "limit": s.ws_sockets_per_address},
             )
         ticket.counted.append(key)
         for bucket_key in self._message_keys(ticket):
@@ -212,6 +221,7 @@ class Limits:
                 "chat_limited",
                 f"you may send {s.chat_lines_per_window} chat lines every {window} s;"
                 f" wait {wait} s",
+                values={"limit": s.chat_lines_per_window, "window": window, "wait": wait},
             )
         table_key = keys.chat_key(table_id, int(wall_s // 60))
         said = await self._incr(table_key, 60)
@@ -221,6 +231,12 @@ class Limits:
                 "chat_limited",
                 f"this table's chat is busy ({s.chat_lines_per_table_minute} lines a minute);"
                 f" wait {wait} s",
+                values={
+                    "reason": "table",
+                    "limit": s.chat_lines_per_table_minute,
+                    "window": 60,
+                    "wait": wait,
+                },
             )
 
     async def _incr(self, key: str, window_s: int) -> int:

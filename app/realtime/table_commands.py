@@ -97,7 +97,7 @@ async def dispatch(
             try:  # chat goes to the table's log: limited per player and per table
                 await services.hubs.limits.chat(actor.player_id, table_id)
             except LimitExceeded as exc:
-                raise TableError(exc.code, exc.message) from None
+                raise TableError(exc.code, exc.message, exc.values) from None
             friends = services.friends  # someone seated here blocked the speaker (app/friends)
             if friends is not None and await friends.chat_blocks.refused(table_id, actor.player_id):
                 raise TableError("blocked", "a player at this table does not take your chat")

@@ -62,7 +62,9 @@ class GameCommands(ClaimCommands):
             raise TableError("bad_chat", exc.message) from None
         if len(clean) > self.settings.chat_max_chars:
             raise TableError(
-                "bad_chat", f"messages are limited to {self.settings.chat_max_chars} characters"
+                "bad_chat",
+                f"messages are limited to {self.settings.chat_max_chars} characters",
+                {"reason": "length", "limit": self.settings.chat_max_chars},
             )
 
         def fn(table: Table, state: GameState | None, now: float) -> Change:

@@ -39,6 +39,7 @@ class Presence(TableWriter):
                 "too_many_sockets",
                 f"this table has {counted.sockets} connections open, the most it takes; "
                 "try again later",
+                {"count": counted.sockets},
             )
         if table.seat_of(player_key) is not None:
             await self._sync_presence(table_id, player_key, counted.holder > 0, arrived=True)

@@ -201,7 +201,7 @@ class SeatCommands(Presence):
             elif seat.kind == "bot" and seat.vacated and table.status == "playing":
                 pass  # take over a seat a player left during the game
             else:
-                raise TableError("seat_taken", f"seat {seat_no} is not free")
+                raise TableError("seat_taken", f"seat {seat_no} is not free", {"seat": seat_no})
             if table.rated and not table.private and _address_seated(table, digest):
                 raise TableError(
                     "shared_address",
@@ -291,7 +291,7 @@ class SeatCommands(Presence):
                 raise TableError("wrong_status", "computer players are set before the start")
             seat = seat_at(table, seat_no)
             if seat.kind != "open":
-                raise TableError("seat_taken", f"seat {seat_no} is not free")
+                raise TableError("seat_taken", f"seat {seat_no} is not free", {"seat": seat_no})
             table.seats[seat_no] = Seat(kind="bot", level=level)
             return Change(events=[{"kind": "bot_added", "seat": seat_no, "level": level}])
 
@@ -305,7 +305,9 @@ class SeatCommands(Presence):
             if table.status == "playing":
                 raise TableError("wrong_status", "computer players are set before the start")
             if seat_at(table, seat_no).kind != "bot":
-                raise TableError("bad_seat", f"seat {seat_no} has no computer player")
+                raise TableError(
+                    "bad_seat", f"seat {seat_no} has no computer player", {"seat": seat_no}
+                )
             table.seats[seat_no] = Seat()
             return Change(events=[{"kind": "bot_removed", "seat": seat_no}])
 
@@ -347,6 +349,7 @@ class SeatCommands(Presence):
             raise TableError(
                 "bad_extra_time",
                 f"extra time is whole hours, from 3600 to {MAX_EXTRA_SECONDS} seconds",
+                {"most": MAX_EXTRA_SECONDS},
             )
         extra = seconds
 
@@ -360,7 +363,9 @@ class SeatCommands(Presence):
                 or table.deadline_ms is None
                 or seat_no not in table.deadline_seats
             ):
-                raise TableError("not_their_turn", f"seat {seat_no} has no move to make now")
+                raise TableError(
+                    "not_their_turn", f"seat {seat_no} has no move to make now", {"seat": seat_no}
+                )
             window, zone = table.hours_window(), table.time_zone
             table.deadline_ms = clock_end(table.deadline_ms, extra, window, zone)
             if table.warn_ms is not None:
@@ -393,7 +398,8 @@ def no_compete(table: Table, what: str) -> None:
 
 def seat_at(table: Table, seat_no: int) -> Seat:
     if not isinstance(seat_no, int) or not 0 <= seat_no < len(table.seats):
-        raise TableError("bad_seat", f"seats are numbered 0 to {len(table.seats) - 1}")
+        last = len(table.seats) - 1
+        raise TableError("bad_seat", f"seats are numbered 0 to {last}", {"last": last})
     return table.seats[seat_no]
 
 
@@ -421,6 +427,7 @@ def mover(
         raise TableError(
             "stale_version",
             f"the table is at version {table.version}, not {expected_version}",
+            {"version": table.version, "expected": expected_version},
         )
     if table.status == "over":
         raise TableError("game_over", "the game is over")
@@ -429,7 +436,7 @@ def mover(
     seat_no = my_seat(table, actor)
     if table.pause_until_ms is not None and now < table.pause_until_ms:
         left = math.ceil((table.pause_until_ms - now) / 1000)
-        raise TableError("between_hands", f"the next hand opens in {left} s")
+        raise TableError("between_hands", f"the next hand opens in {left} s", {"wait": left})
     return seat_no, state
 
 
@@ -443,7 +450,9 @@ def _address_seated(table: Table, digest: str | None) -> bool:
 def _check_level(level: object) -> str:
     if not isinstance(level, str) or level not in BOT_LEVELS:
         raise TableError(
-            "bad_level", f"computer level {level!r} is not one of {', '.join(BOT_LEVELS)}"
+            "bad_level",
+            f"computer level {level!r} is not one of {', '.join(BOT_LEVELS)}",
+            {"level": str(level), "levels": ", ".join(BOT_LEVELS)},
         )
     return level
 
@@ -457,10 +466,14 @@ def _bot_seats(bots: Mapping[str, object] | Mapping[int, object], players: int) 
         if isinstance(key, str) and key.isascii() and key.isdigit() and str(int(key)) == key:
             seat_no = int(key)
         if seat_no is None or not 0 <= seat_no < players:
-            raise TableError("bad_seat", f"computer seat {key!r}: seats are 0 to {players - 1}")
+            raise TableError(
+                "bad_seat",
+                f"computer seat {key!r}: seats are 0 to {players - 1}",
+                {"seat": str(key), "last": players - 1},
+            )
         if seat_no == 0:
             raise TableError("bad_seat", "seat 0 is the creator's; computers go in seats 1 and up")
         if seat_no in seats:
-            raise TableError("bad_seat", f"seat {seat_no} is named twice")
+            raise TableError("bad_seat", f"seat {seat_no} is named twice", {"seat": seat_no})
         seats[seat_no] = _check_level(level)
     return dict(sorted(seats.items()))
