@@ -59,7 +59,12 @@ def default_points(table_size: int) -> list[float]:
 def check_points(points: Sequence[float], table_size: int) -> list[float]:
     """A place's points: one per place, best first, not increasing, from 0 to 100."""
     if len(points) != table_size:
-        raise EventError(422, "bad_points", f"give the points of each of the {table_size} places")
+        raise EventError(
+            422,
+            "bad_points",
+            f"give the points of each of the {table_size} places",
+            {"count": table_size},
+        )
     out = [float(p) for p in points]
     if any(not 0 <= p <= 100 for p in out):
         raise EventError(422, "bad_points", "a place's points are from 0 to 100")
@@ -83,21 +88,32 @@ def check_start(starts_at: datetime, now: datetime, limits: EventLimits) -> date
         raise EventError(422, "bad_start", "an event starts in the future")
     if starts_at > now + timedelta(days=limits.days_ahead_max):
         raise EventError(
-            422, "bad_start", f"an event starts at most {limits.days_ahead_max} days ahead"
+            422,
+            "bad_start",
+            f"an event starts at most {limits.days_ahead_max} days ahead",
+            {"reason": "too_far", "limit": limits.days_ahead_max},
         )
     return starts_at
 
 
 def check_rounds(rounds: int, limits: EventLimits) -> int:
     if not 1 <= rounds <= limits.rounds_max:
-        raise EventError(422, "bad_rounds", f"an event has 1 to {limits.rounds_max} rounds")
+        raise EventError(
+            422,
+            "bad_rounds",
+            f"an event has 1 to {limits.rounds_max} rounds",
+            {"limit": limits.rounds_max},
+        )
     return rounds
 
 
 def check_grace(grace_seconds: int, limits: EventLimits) -> int:
     if not 0 <= grace_seconds <= limits.grace_seconds_max:
         raise EventError(
-            422, "bad_grace", f"the grace time is 0 to {limits.grace_seconds_max} seconds"
+            422,
+            "bad_grace",
+            f"the grace time is 0 to {limits.grace_seconds_max} seconds",
+            {"limit": limits.grace_seconds_max},
         )
     return grace_seconds
 
@@ -106,9 +122,19 @@ def check_minutes(minutes: int | None, limits: EventLimits) -> int:
     """An arena's time window, in minutes."""
     low, high = limits.arena_minutes_min, limits.arena_minutes_max
     if minutes is None:
-        raise EventError(422, "bad_minutes", f"give an arena's length: {low} to {high} minutes")
+        raise EventError(
+            422,
+            "bad_minutes",
+            f"give an arena's length: {low} to {high} minutes",
+            {"low": low, "high": high},
+        )
     if not low <= minutes <= high:
-        raise EventError(422, "bad_minutes", f"an arena lasts {low} to {high} minutes")
+        raise EventError(
+            422,
+            "bad_minutes",
+            f"an arena lasts {low} to {high} minutes",
+            {"low": low, "high": high},
+        )
     return minutes
 
 
