@@ -394,7 +394,6 @@ def unnamed_values() -> set[str]:
 NOT_YET_NAMED = frozenset(
     {
         "already_friends app/friends/store.py",
-        "bad_deal app/compete/daily.py",
         "bad_direction app/engine/game.py",
         "bad_format app/compete/events_store.py",
         "bad_language app/api/routes.py",
@@ -413,7 +412,6 @@ NOT_YET_NAMED = frozenset(
         "bad_time_zone app/tables/pace.py",
         "card_not_in_hand app/engine/game.py",
         "driver_present app/api/replay_rooms.py",
-        "lobby_list_full app/realtime/lobby.py",
         "name_taken app/db/players.py",
         "not_allowed app/compete/clubs.py",
         "not_your_seat app/realtime/table_commands.py",
@@ -423,7 +421,6 @@ NOT_YET_NAMED = frozenset(
         "too_large app/realtime/endpoint.py",
         "too_large app/realtime/lobby.py",
         "too_large app/realtime/messages.py",
-        "too_many_attempts app/api/accounts.py",
         "too_many_tables app/tables/limits.py",
         "unknown_option app/engine/rules.py",
         "unknown_preset app/engine/rules.py",

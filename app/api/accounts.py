@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, NoReturn
 
 import orjson
-from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from app.api.client import address_group, client_address
@@ -22,6 +22,7 @@ from app.api.deps import (
     SecretDep,
     TokenDep,
 )
+from app.api.refusal import refusal
 from app.api.security import (
     clear_session_cookie,
     known_device,
@@ -66,8 +67,10 @@ Offset = Annotated[int, Query(ge=0, le=1_000_000)]
 ShareQuery = Annotated[str | None, Query(max_length=64)]
 
 
-def _fail(status: int, code: str, message: str, **headers: str) -> NoReturn:
-    raise HTTPException(status, detail={"code": code, "message": message}, headers=headers or None)
+def _fail(
+    status: int, code: str, message: str, values: dict[str, int] | None = None, **headers: str
+) -> NoReturn:
+    raise refusal(status, code, message, values, headers or None)
 
 
 def _account_error(error: AccountError) -> NoReturn:
@@ -103,6 +106,7 @@ async def _limit(limiter: AttemptLimiter, *keys: str) -> None:
             429,
             "too_many_attempts",
             f"too many attempts; try again in {wait} seconds",
+            {"wait": wait},
             **{"Retry-After": str(wait)},
         )
 
@@ -175,6 +179,7 @@ async def login(
                 429,
                 "too_many_attempts",
                 f"too many failed sign-ins; try again in {wait} seconds",
+                {"wait": wait},
                 **{"Retry-After": str(wait)},
             )
     try:

@@ -159,7 +159,7 @@ async def list_tables(
         lobby_filter, page_size = lobby.parse_query(variant, free_seats, limit, pace)
         after = decode_cursor(cursor)
     except LobbyError as exc:
-        raise _error(422, exc.code, exc.message) from None
+        raise _error(422, exc.code, exc.message, exc.values) from None
     friends: set[str] = set()
     if viewer is not None and after is None:
         friends = await run_in_threadpool(friend_ids, services.database, viewer.id)

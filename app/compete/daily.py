@@ -181,7 +181,8 @@ class DailyService:
         their matchpoints, the Expert's par, and their play beside another player's."""
         self.check_preset(preset)
         if not 0 <= deal_no < self.settings.daily_deals:
-            raise DailyError(422, "bad_deal", f"deals are 0 to {self.settings.daily_deals - 1}")
+            last = self.settings.daily_deals - 1
+            raise DailyError(422, "bad_deal", f"deals are 0 to {last}", {"last": last})
         day = self.today()
         attempt = await self._attempt(player, preset, day)
         if attempt is None:

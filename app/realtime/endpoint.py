@@ -437,7 +437,7 @@ async def _lobby_socket(ws: WebSocket) -> None:
             except m.ProtocolError as exc:
                 conn.send(m.error(exc.code, exc.message, exc.msg_id))
             except LobbyError as exc:
-                conn.send(m.error(exc.code, exc.message))
+                conn.send(m.error(exc.code, exc.message, values=exc.values))
     except WebSocketDisconnect:
         pass
     finally:

@@ -335,6 +335,7 @@ class LobbyHub:
                 "lobby_list_full",
                 f"a lobby socket follows at most {self.max_tables} tables: narrow the filter "
                 "or page with GET /api/tables",
+                {"limit": self.max_tables},
             )
         index = self.feed.index
         after = index.entries[view.shown[-1]].key if view.shown else None

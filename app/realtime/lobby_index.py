@@ -39,10 +39,11 @@ class LobbyError(ValueError):
     """A filter, limit or cursor the lobby refuses (HTTP 422, a socket ``error``); nothing
     changes."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, values: dict[str, int] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.values = dict(values or {})  # the named values the page words the code with
 
 
 @dataclass(frozen=True, slots=True)
