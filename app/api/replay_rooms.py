@@ -297,7 +297,10 @@ async def hand_over(
     if body.player_id == player.id and room.driver != player.id:
         seen = await store.seen(room_id, room.driver)
         if seen is not None and time.time() - seen < AWAY_SECONDS:
-            _fail(409, "driver_present", f"{_name(room, room.driver)} still drives: ask them")
+            driver = _name(room, room.driver)
+            _fail(
+                409, "driver_present", f"{driver} still drives: ask them", values={"name": driver}
+            )
         taking = True
 
     def edit(room: Room) -> dict[str, Any]:

@@ -286,7 +286,7 @@ async def invite(
         if seat is None:
             _fail(409, "table_full", "no seat of this table is free")
     elif not seat_free(table, seat):
-        _fail(409, "seat_taken", f"seat {seat} is not free")
+        _fail(409, "seat_taken", f"seat {seat} is not free", {"seat": seat})
     await _limit(
         services,
         "invitations",

@@ -40,7 +40,11 @@ class FriendError(ValueError):
     """``values``: the named values the page words the code with (a limit)."""
 
     def __init__(
-        self, code: str, message: str, status: int = 409, values: dict[str, int] | None = None
+        self,
+        code: str,
+        message: str,
+        status: int = 409,
+        values: dict[str, str | int] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -212,7 +216,11 @@ def send_request(
             # Worded so that it does not say the other blocked you.
             raise FriendError("cannot_request", "this player does not take your requests", 403)
         if are_friends(session, from_id, target.id):
-            raise FriendError("already_friends", f"you are already friends with {target.name}")
+            raise FriendError(
+                "already_friends",
+                f"you are already friends with {target.name}",
+                values={"name": target.name},
+            )
         if session.get(FriendRequest, (target.id, from_id)) is not None:
             _check_room(session, from_id, target.id)
             _befriend(session, from_id, target.id)

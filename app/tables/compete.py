@@ -51,7 +51,7 @@ class CompeteCommands(GameCommands, SeatCommands):
                 table.seats[0].away = True
             for seat_no, other in (others or {}).items():
                 if table.seats[seat_no].kind != "open":
-                    raise TableError("bad_seat", f"seat {seat_no} is taken")
+                    raise TableError("bad_seat", f"seat {seat_no} is taken", {"seat": seat_no})
                 table.seats[seat_no] = Seat(
                     kind="human", player_id=other.player_id, name=other.name, away=True
                 )

@@ -178,7 +178,9 @@ class TableWriter:
                 loaded = await self.durable.peek(table_id)
         if loaded is None:
             self._read_cache.pop(table_id, None)
-            raise TableError("unknown_table", f"no table {table_id!r} (it may have expired)")
+            raise TableError(
+                "unknown_table", f"no table {table_id!r} (it may have expired)", {"table": table_id}
+            )
         return loaded
 
     async def _load(
