@@ -398,7 +398,6 @@ NOT_YET_NAMED = frozenset(
         "bad_language app/api/routes.py",
         "bad_move_time app/tables/pace.py",
         "bad_name app/compete/errors.py",
-        "bad_name app/db/players.py",
         "bad_option app/engine/rules.py",
         "bad_pace app/tables/pace.py",
         "bad_position app/api/replay_rooms.py",
@@ -409,7 +408,6 @@ NOT_YET_NAMED = frozenset(
         "bad_text app/realtime/socket_input.py",
         "bad_time_zone app/tables/pace.py",
         "card_not_in_hand app/engine/game.py",
-        "name_taken app/db/players.py",
         "not_allowed app/compete/clubs.py",
         "not_your_seat app/realtime/table_commands.py",
         "option_not_available app/engine/rules.py",
@@ -421,7 +419,6 @@ NOT_YET_NAMED = frozenset(
         "unknown_option app/engine/rules.py",
         "unknown_preset app/engine/rules.py",
         "unknown_variant app/api/accounts.py",
-        "weak_password app/db/players.py",
         "wrong_phase app/engine/game.py",
     }
 )

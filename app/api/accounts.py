@@ -7,6 +7,7 @@ persistence only; these routes lived in `app.db.api`, which still re-exports the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, NoReturn
 
 import orjson
@@ -68,7 +69,11 @@ ShareQuery = Annotated[str | None, Query(max_length=64)]
 
 
 def _fail(
-    status: int, code: str, message: str, values: dict[str, int] | None = None, **headers: str
+    status: int,
+    code: str,
+    message: str,
+    values: Mapping[str, object] | None = None,
+    **headers: str,
 ) -> NoReturn:
     raise refusal(status, code, message, values, headers or None)
 
@@ -80,7 +85,7 @@ def _account_error(error: AccountError) -> NoReturn:
         "already_registered": 409,
         "name_confusable": 422,
     }.get(error.code, 400)
-    _fail(status, error.code, error.message)
+    _fail(status, error.code, error.message, error.values)
 
 
 def _public(player: PlayerInfo) -> PlayerPublic:

@@ -87,7 +87,7 @@ async def create_guest(
     try:
         player, token = await run_in_threadpool(services.identity.create_guest, body.name)
     except AccountError as exc:
-        raise _error(422, exc.code, exc.message) from None
+        raise _error(422, exc.code, exc.message, exc.values) from None
     except ValueError as exc:
         raise _error(422, "bad_name", str(exc)) from None
     set_session_cookie(response, request, token)

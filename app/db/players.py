@@ -61,10 +61,11 @@ _COMMON_PASSWORDS = frozenset(
 class AccountError(ValueError):
     """A bad name or password, a taken name, wrong credentials: `code` is stable."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, values: dict[str, str | int] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.values = dict(values or {})  # the named values the page words the code with
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +101,11 @@ def validate_display_name(name: object) -> str:
     """A display name: `app.text.clean_name`'s rules, 1 to 24 characters."""
     name = _clean(name)
     if len(name) > DISPLAY_NAME_MAX:
-        raise AccountError("bad_name", f"the name must be at most {DISPLAY_NAME_MAX} characters")
+        raise AccountError(
+            "bad_name",
+            f"the name must be at most {DISPLAY_NAME_MAX} characters",
+            {"reason": "too_long", "limit": DISPLAY_NAME_MAX},
+        )
     return name
 
 
@@ -118,6 +123,7 @@ def validate_account_name(name: object) -> str:
         raise AccountError(
             "bad_name",
             f"the account name must be {ACCOUNT_NAME_MIN} to {ACCOUNT_NAME_MAX} characters",
+            {"reason": "account_length", "low": ACCOUNT_NAME_MIN, "high": ACCOUNT_NAME_MAX},
         )
     if not name[0].isalnum():
         raise AccountError("bad_name", "the account name must start with a letter or a digit")
@@ -126,6 +132,7 @@ def validate_account_name(name: object) -> str:
             raise AccountError(
                 "bad_name",
                 f"the account name may hold only letters, digits, '_', '-' and '.' (not {char!r})",
+                {"reason": "account_chars", "char": char},
             )
     return name
 
@@ -135,11 +142,15 @@ def check_password_strength(password: object, account_name: str = "") -> str:
         raise AccountError("weak_password", "the password must be text")
     if len(password) < PASSWORD_MIN:
         raise AccountError(
-            "weak_password", f"the password must be at least {PASSWORD_MIN} characters"
+            "weak_password",
+            f"the password must be at least {PASSWORD_MIN} characters",
+            {"reason": "too_short", "limit": PASSWORD_MIN},
         )
     if len(password) > PASSWORD_MAX:
         raise AccountError(
-            "weak_password", f"the password must be at most {PASSWORD_MAX} characters"
+            "weak_password",
+            f"the password must be at most {PASSWORD_MAX} characters",
+            {"reason": "too_long", "limit": PASSWORD_MAX},
         )
     lowered = password.casefold()
     if lowered in _COMMON_PASSWORDS:
@@ -239,7 +250,7 @@ def register(db: Database, name: str, password: str, guest_id: str | None = None
     password_hash = password_hasher().hash(password)
     with db.session() as session:
         if session.exec(select(Player.id).where(Player.name_key == key)).first() is not None:
-            raise AccountError("name_taken", f"the account name {name!r} is taken")
+            raise AccountError("name_taken", f"the account name {name!r} is taken", {"name": name})
         player = session.get(Player, guest_id) if guest_id else None
         if player is not None and not player.is_guest:
             raise AccountError("already_registered", "this player already has an account")
@@ -256,7 +267,9 @@ def register(db: Database, name: str, password: str, guest_id: str | None = None
         try:
             session.commit()
         except sa.exc.IntegrityError as error:  # a concurrent registration won the name
-            raise AccountError("name_taken", f"the account name {name!r} is taken") from error
+            raise AccountError(
+                "name_taken", f"the account name {name!r} is taken", {"name": name}
+            ) from error
         return PlayerInfo.of(player)
 
 
