@@ -165,7 +165,7 @@ class ClubsPage {
     const me = session.player ? session.player.id : null;
     const lines = events ? events.lines : [];
     const body = lines.length
-      ? h("div", { class: "club-scroll" }, h("table", { class: "event-standings club-event-standings" },
+      ? h("div", { class: "club-scroll", tabindex: "0" }, h("table", { class: "event-standings club-event-standings" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("events.place")), h("th", { scope: "col" }, t("common.player")),
           h("th", { scope: "col" }, t("clubs.points")), h("th", { scope: "col" }, t("clubs.events_played")))),
         h("tbody", {}, lines.map((l) => h("tr", { class: l.player_id === me ? "mine" : "" },

@@ -318,7 +318,7 @@ class EventPage {
       body = h("ul", { class: "event-players" }, this.lines.map((l) => h("li", { class: l.player_id === me ? "mine" : "" },
         l.name, l.player_id === me ? you() : "")));
     } else {
-      body = h("div", { class: "table-scroll" }, h("table", { class: "event-standings" },
+      body = h("div", { class: "table-scroll", tabindex: "0" }, h("table", { class: "event-standings" },
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("events.place")), h("th", { scope: "col" }, t("common.player")),
           h("th", { scope: "col" }, t("events.table_points")), h("th", { scope: "col" }, t("events.hearts_points")),
           h("th", { scope: "col" }, ev.format === "arena" ? t("events.games") : t("events.rounds")))),

@@ -159,7 +159,7 @@ class Lobby {
         h("label", { class: "check" }, this.filterOpen, " ", t("lobby.free_only"))),
       this.tableCount,
       // A box of fixed height: the list never pushes the panels below it around.
-      h("div", { class: "table-scroll" }, this.tableList),
+      h("div", { class: "table-scroll", tabindex: "0" }, this.tableList), // it scrolls: a keyboard reaches it
       h("div", { class: "row tables-more-row" }, this.moreButton),
     );
     this.renderTables();
@@ -271,7 +271,9 @@ class Lobby {
       if (s.kind === "open") text = t("lobby.free_seat");
       else if (s.kind === "bot") text = t("lobby.computer", { level: botLabel(s.level) });
       else text = s.name || t("common.player");
-      return h("li", { class: `seat-chip ${s.kind}` }, text, s.away ? ` \u00b7 ${t("lobby.away")}` : "");
+      const words = s.away ? `${text} \u00b7 ${t("lobby.away")}` : text;
+      // A chip is at most 14em wide (a long name ends in "…"): its whole words in its title.
+      return h("li", { class: `seat-chip ${s.kind}`, title: words }, words);
     });
     const canSit = table.open_seats > 0 && table.status !== "over";
     const title = info ? presetLabel(info) : table.preset;

@@ -127,7 +127,7 @@ export class ReplayRoom {
       h("label", { for: "room-hand-to" }, t("room.hand_to")), e.handTo, e.handBtn);
     // A follower takes control when the driver has left (the server refuses while they are there).
     e.take = h("button", { type: "button", class: "btn", id: "room-take", hidden: true, onclick: () => this.take() }, t("room.take"));
-    e.chatLog = h("ul", { class: "chat-log room-chat-log", id: "room-chat-log", "aria-label": t("room.chat_label"), "aria-live": "polite" });
+    e.chatLog = h("ul", { class: "chat-log room-chat-log", id: "room-chat-log", tabindex: "0", "aria-label": t("room.chat_label"), "aria-live": "polite" });
     e.chatInput = h("input", { type: "text", id: "room-chat-input", maxlength: "300", autocomplete: "off", "aria-label": t("room.message_label") });
     e.chatForm = h("form", { class: "chat-form room-chat-form", onsubmit: (event) => { event.preventDefault(); this.say(); } },
       e.chatInput, h("button", { type: "submit", class: "btn", id: "room-chat-send" }, t("room.send")));

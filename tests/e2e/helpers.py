@@ -621,6 +621,33 @@ def axe_problems(page: Any) -> list[str]:
     return out
 
 
+# axe's scrollable-region-focusable rule, for every region that *can* scroll (overflow auto or
+# scroll), whether or not its content overflows in this state (a long game's sheet, a long chat,
+# a wide table on a phone do; a test's short game does not): such a region must take the
+# keyboard's focus itself or hold something that does. Read from the page as it is (forcing
+# the regions to overflow would move the page and count as a layout shift).
+UNREACHABLE_SCROLLING_JS = """() => {
+  const focusable = 'a[href], button:not([disabled]), input:not([disabled]), select, textarea,'
+    + ' summary, [tabindex]:not([tabindex="-1"])';
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const s = getComputedStyle(el);
+    if (!el.getClientRects().length || !/(auto|scroll)/.test(s.overflowX + s.overflowY)) continue;
+    if (el.matches(focusable) || el.querySelector(focusable)) continue;
+    out.push(el.outerHTML.slice(0, 160));
+  }
+  return out;
+}"""
+
+
+def scrolling_problems(page: Any) -> list[str]:
+    """Regions that can scroll and that a keyboard could not reach (UNREACHABLE_SCROLLING_JS)."""
+    return [
+        f"a region that can scroll takes no keyboard focus: {html}"
+        for html in page.evaluate(UNREACHABLE_SCROLLING_JS)
+    ]
+
+
 def check_page(
     page: Any, state: str, done: set[str] | None = None, shots: Path | None = None
 ) -> None:
@@ -638,6 +665,7 @@ def check_page(
     if shots is not None:
         snap(page, shots, key)
     problems = text_problems(page) + layout_problems(page) + axe_problems(page)
+    problems += scrolling_problems(page)
     assert not problems, f"{key}:\n" + "\n".join(problems)
 
 

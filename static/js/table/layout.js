@@ -85,10 +85,11 @@ export class LayoutPart {
     }
 
     e.scores = h("table", { class: "score-table" });
-    e.sheet = h("div", { class: "sheet-wrap" });
+    // A region that scrolls (a long game's sheet) takes the keyboard's focus to scroll it.
+    e.sheet = h("div", { class: "sheet-wrap", tabindex: "0", role: "region", "aria-labelledby": "sheet-title" });
     e.sheetSection = h("section", { class: "panel sheet", id: "score-sheet", "aria-labelledby": "sheet-title", tabindex: "-1" },
       h("h2", { id: "sheet-title" }, t("table.head.score_sheet")), e.sheet);
-    e.chatLog = h("ol", { class: "chat-log", "aria-live": "polite", "aria-label": t("table.head.chat_messages") });
+    e.chatLog = h("ol", { class: "chat-log", tabindex: "0", "aria-live": "polite", "aria-label": t("table.head.chat_messages") });
     e.chatInput = h("input", { id: "chat-input", autocomplete: "off", placeholder: t("table.head.chat_placeholder") });
     e.chatForm = h("form", {
       class: "chat-form",
