@@ -498,6 +498,19 @@ def between_hands(page: Any, names: list[str] | None) -> dict[str, Any]:
     return dict(page.evaluate(WORDS_BOX_JS))
 
 
+def _settled_box(page: Any) -> Any:
+    """The words box as the page leaves it once its layout has settled: the same twice, 0.3 s
+    apart (a loaded page may still be laying the felt out when the move is first awaited)."""
+    last = page.evaluate(WORDS_BOX_JS)
+    for _ in range(50):
+        page.wait_for_timeout(300)
+        now = page.evaluate(WORDS_BOX_JS)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
 def test_the_hands_result_under_the_trick_fits_every_table(
     browser: Any, server: ServerInfo, viewport: dict[str, int]
@@ -532,7 +545,7 @@ def test_the_hands_result_under_the_trick_fits_every_table(
                     what="this player's move",
                 )
                 state = f"between-{preset}-{lang}"
-                before = page.evaluate(WORDS_BOX_JS)
+                before = _settled_box(page)
                 after = between_hands(page, None)
                 assert after["box"] == before["box"], (state, before, after)
                 assert "12" in after["recap"] and after["recap"].count("+26") == len(

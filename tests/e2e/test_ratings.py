@@ -150,7 +150,9 @@ def test_a_rated_table_and_the_shared_address_notice(browser: Any, server: Serve
             ann.set_checked("#create-rated", True)
             ann.click("#create-go")
             ann.wait_for_selector("#create-error:not(:empty)")
-            assert "finish 10 more games" in ann.inner_text("#create-error")
+            # the catalog's words with the refusal's named values (count 10 of needed 10)
+            words = ann.inner_text("#create-error")
+            assert "Finish 10 more games" in words and "(10 in all)" in words, words
             table_id = _create_from_form(ann, rated=False)
             bob.goto(f"/?table={table_id}")
             bob.get_by_role("button", name="Sit here").first.click()
