@@ -36,6 +36,8 @@ MAX_OUTGOING_REQUESTS = 100  # waiting for an answer at once
 RECENT_GAMES = 10  # "played with recently": the people of one's last games
 
 
+# Each part's refusal type (this, CompeteError, TableError, ...) carries the same fields, code,
+# message, status and named values: alike in form, kept per part (docs/testing.md).
 class FriendError(ValueError):
     """``values``: the named values the page words the code with (a limit)."""
 
