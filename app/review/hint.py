@@ -145,8 +145,20 @@ def hint(
 
 
 def seat_hint(
-    view: Mapping[str, Any], preset: str, options: Mapping[str, object], seed: int = 0
+    view: Mapping[str, Any],
+    preset: str,
+    options: Mapping[str, object],
+    seed: int = 0,
+    units: int = PLAY_UNITS,
 ) -> dict[str, Any]:
     """``hint`` for the seat whose view this is, at a table of ``preset`` with ``options``:
-    what the table's hint worker runs (arguments that pickle; the view is all it sees)."""
-    return hint(view, engine.make_rules(preset, options), seed=seed)
+    what the table's hint worker runs (arguments that pickle; the view is all it sees).
+    ``units``: a play's, as the server's reviews are given (``HEARTS_REVIEW_UNITS``; a pass
+    three times as many, as the review job does), so the two agree on any setting."""
+    return hint(
+        view,
+        engine.make_rules(preset, options),
+        seed=seed,
+        play_units=units,
+        pass_units=3 * units,
+    )

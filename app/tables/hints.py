@@ -64,7 +64,9 @@ class HintCommands(TableWriter):
             )
         view = engine.view(game, seat_no, sheet=False)
         try:
-            answer = await self.computer.check(seat_hint, view, table.preset, table.options)
+            answer = await self.computer.check(
+                seat_hint, view, table.preset, table.options, 0, self.settings.review_units
+            )
         except ChecksBusy:
             await self.store.redis.decr(key)  # nothing worked out: not counted
             raise TableError("hints_busy", BUSY) from None

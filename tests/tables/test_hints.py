@@ -11,6 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from app import engine
+from app.review.hint import hint
 from app.tables import Actor, TableError, TableService
 
 from .test_service import ALICE, BOB, CAROL, Clock, make_service
@@ -64,6 +65,22 @@ async def test_hint_at_the_pass_is_the_seats_own_cards_and_marks_the_game(
     await service.hint(table_id, BOB)
     marks = [e for e in await _events(service, table_id) if e["kind"] == "hint_used"]
     assert [(e["kind"], e["seat"]) for e in marks] == [("hint_used", 1)]
+
+
+async def test_a_hint_is_worked_out_at_the_reviews_units(
+    redis_client: aioredis.Redis, namespace: str
+) -> None:
+    """The table's hint is the review's verdict at the server's review budget
+    (``HEARTS_REVIEW_UNITS``, a pass three times a play's): the pure hint at those units, from
+    the seat's view, to the figure; at another budget it would be other figures."""
+    service, _ = make_service(redis_client, namespace, turn_timer_seconds=0, review_units=40)
+    table_id = await _table(service)
+    _, state = await service.read(table_id)
+    assert state is not None
+    answer = await service.hint(table_id, BOB)
+    view = engine.view(state, 1, sheet=False)
+    rules = engine.make_rules("classic")
+    assert answer == hint(view, rules, play_units=40, pass_units=120, cap_ms=1e9)
 
 
 async def test_hint_refusals(redis_client: aioredis.Redis, namespace: str) -> None:
