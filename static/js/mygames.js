@@ -65,7 +65,7 @@ function renderBadge() {
   if (!badge) return;
   const count = latest ? latest.my_turn : 0;
   badge.hidden = !latest || latest.games.length === 0;
-  fill(badge, t("games.my_games"), count ? h("span", { class: "games-count", "aria-label": t("games.waiting_count", { count }) }, String(count)) : null);
+  fill(badge, h("span", { class: "games-words" }, t("games.my_games")), count ? h("span", { class: "games-count", "aria-label": t("games.waiting_count", { count }) }, String(count)) : null);
 }
 
 function renderStrip() {

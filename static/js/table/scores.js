@@ -4,7 +4,7 @@
 
 import { h, fill } from "../dom.js";
 import { t } from "../i18n.js";
-import { cardChip, signed, shortDirection } from "./util.js";
+import { cardChip, shrinkToFit, signed, shortDirection } from "./util.js";
 
 export class ScoresPart {
   scorers() {
@@ -31,10 +31,17 @@ export class ScoresPart {
         h("th", { scope: "col" }, t("table.score.this_hand")),
         h("th", { scope: "col" }, t("table.score.total")))),
       h("tbody", {}, this.scorers().map((i) => h("tr", { class: [i === this.seat ? "me" : "", v.scores[i] === best && v.history.length ? "leader" : ""] },
-        h("th", { scope: "row" }, this.scorerName(i)),
+        h("th", { scope: "row", title: this.scorerName(i) }, this.scorerName(i)),
         h("td", {}, String(v.tricks_won[i] ?? 0)),
         h("td", {}, String(v.points_taken[i] ?? 0)),
         h("td", { class: "total" }, String(v.scores[i]))))));
+    // A name with a word too long for its column is made smaller until the table fits.
+    const box = table.parentElement;
+    if (box && box.scrollWidth > box.clientWidth + 1) {
+      const longest = (th) => Math.max(...th.textContent.split(/\s+/).map((w) => w.length));
+      const rows = [...table.querySelectorAll('th[scope="row"]')].sort((a, b) => longest(b) - longest(a));
+      for (const th of rows) if (shrinkToFit(th, box)) break;
+    }
   }
 
   renderSheet() {

@@ -6,7 +6,7 @@ import { renderBack } from "../cards.js";
 import { h, fill, setText } from "../dom.js";
 import { plural, t } from "../i18n.js";
 import { botLabel, relativeSeat } from "../labels.js";
-import { formatSeconds, placeWords, POSITIONS } from "./util.js";
+import { formatSeconds, placeWords, POSITIONS, shrinkToFit } from "./util.js";
 
 export class SeatsPart {
   seatName(seat) {
@@ -24,11 +24,19 @@ export class SeatsPart {
     return seat === this.seat ? t("seat.you") : this.seatName(seat);
   }
 
-  /** A name short enough for a score sheet column ("Comp 2" for a computer). */
+  /** A name short enough for a score sheet column: "Comp 2" for a computer; a person's first
+   *  word when the whole name is long (over 12 letters) and no other seat's name begins with
+   *  that word, so the short names are still told apart. */
   shortName(index) {
     const tb = this.table;
     const s = tb && typeof index === "number" ? tb.seats[index] : null;
     if (s && s.kind === "bot" && !s.name) return t("table.comp_n", { n: index + 1 });
+    if (s && s.kind === "human" && s.name && s.name.length > 12) {
+      const first = (name) => name.trim().split(/\s+/)[0];
+      const word = first(s.name);
+      const shared = tb.seats.some((o, j) => j !== index && o && o.name && first(o.name) === word);
+      if (word.length >= 2 && word !== s.name.trim() && !shared) return word;
+    }
     return this.scorerName(index);
   }
 
@@ -60,6 +68,7 @@ export class SeatsPart {
         this.el.seats.appendChild(el);
       }
       this.renderSeat(el, seat);
+      this.fitSeat(el);
     }
     if (v && v.game === "dummy") {
       let el = this.seatEls.get("dummy");
@@ -132,6 +141,19 @@ export class SeatsPart {
       h("div", { class: "seat-state" }, h("span", { class: "state-text" }, state), h("span", { class: "clock", "data-seat": String(seat) })),
       backs.length ? h("div", { class: "backs", "aria-hidden": "true" }, backs) : null,
       controls);
+  }
+
+  /** A long name (24 letters) wrapped over two or three lines pushed the plaque's counts out
+   *  of its box: it is made smaller until the plaque fits; if that is not enough (five players
+   *  on a small phone), the whole plaque is. Run at each drawing and when the felt's size
+   *  changes (layout.js). */
+  fitSeat(el) {
+    const name = el.querySelector(".seat-name");
+    el.style.fontSize = "";
+    if (name && !shrinkToFit(name, el, [0.9, 0.8])) {
+      name.style.fontSize = "";
+      shrinkToFit(el);
+    }
   }
 
   renderDummySeat(el) {

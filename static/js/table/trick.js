@@ -5,7 +5,7 @@
 import { cardLabel, parseCard, renderCard, suitName } from "../cards.js";
 import { h, fill, setText } from "../dom.js";
 import { has, plural, t, tNodes } from "../i18n.js";
-import { ledSuitOf, markLedFaces, handTricks, cardChip, signed, capital } from "./util.js";
+import { ledSuitOf, markLedFaces, handTricks, cardChip, signed, capital, shrinkToFit } from "./util.js";
 
 // What the words under the trick leave out, in this order, when they do not fit their box
 // (table.css): the minor notes, then long names cut to a few letters (whole in their title),
@@ -102,6 +102,16 @@ export class TrickPart {
       }
     });
     for (const [slot, el] of slots) if (!wanted.has(slot)) this.dropSlot(el, moving);
+    // A person's name (or their dummy's) under a card keeps to one line, made smaller if it
+    // must (a second line ran into the words under the trick on a phone); too long even so,
+    // it takes two.
+    for (const name of area.querySelectorAll(".slot-name.human")) {
+      name.classList.remove("two-lines");
+      if (!shrinkToFit(name, name, [0.9, 0.8])) {
+        name.classList.add("two-lines");
+        shrinkToFit(name);
+      }
+    }
     for (const [node, from] of arrived) this.motion.flyIn(node, from);
     const doneKey = done ? `${v.hand_no}|${plays.map((p) => p.card).join()}` : null;
     if (moving && done && doneKey !== this.gatheredKey) {
@@ -219,8 +229,10 @@ export class TrickPart {
    *  score sheet, so it fits whole (the card's own name says it in full). */
   slotName(play, who) {
     const short = play.from === "dummy" ? t("table.trick.short_dummy", { name: this.shortName(play.seat) }) : this.shortName(play.seat);
-    if (short === who) return h("span", { class: "slot-name", title: who }, who);
-    return h("span", { class: "slot-name", title: who },
+    const seat = this.table ? this.table.seats[play.seat] : null;
+    const cls = seat && seat.kind === "human" ? "slot-name human" : "slot-name";
+    if (short === who) return h("span", { class: cls, title: who }, who);
+    return h("span", { class: cls, title: who },
       h("span", { class: "full" }, who), h("span", { class: "short", "aria-hidden": "true" }, short));
   }
 

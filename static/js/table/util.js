@@ -90,3 +90,22 @@ export function formatSeconds(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+
+// Scales a player's name steps down through when it does not fit: a name is made smaller,
+// never shortened ("Comput…" twice looked alike; docs/frontend.md).
+export const NAME_SCALES = [0.9, 0.8, 0.7];
+
+/** Make ``el``'s font smaller, a step at a time (``scales`` of its own size), until ``box``
+ *  (``el`` or a box around it) no longer overflows; returns whether it fits. Reads layout, so
+ *  it runs after the element is in the page, before it is painted (no layout shift). */
+export function shrinkToFit(el, box = el, scales = NAME_SCALES) {
+  el.style.fontSize = "";
+  const over = () => box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1;
+  if (!over()) return true;
+  const base = parseFloat(getComputedStyle(el).fontSize);
+  for (const scale of scales) {
+    el.style.fontSize = `${(base * scale).toFixed(1)}px`;
+    if (!over()) return true;
+  }
+  return false;
+}
