@@ -168,22 +168,64 @@ def chromium_path() -> str:
     return CHROMIUM
 
 
+@dataclass
+class _Chromium:
+    """The worker's Playwright and Chromium while browser tests run one after another."""
+
+    playwright: Any = None
+    browser: Any = None
+
+    def start(self, chromium_path: str) -> Any:
+        if self.browser is None:
+            from playwright.sync_api import sync_playwright
+
+            pw = sync_playwright().start()
+            try:
+                self.browser = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+            except Exception as exc:
+                pw.stop()
+                _missing(f"Chromium at {chromium_path} does not start: {exc}")
+            self.playwright = pw
+        return self.browser
+
+    def stop(self) -> None:
+        browser, pw = self.browser, self.playwright
+        self.browser = self.playwright = None
+        try:
+            if browser is not None:
+                browser.close()
+        finally:
+            if pw is not None:
+                pw.stop()
+
+
+_CHROMIUM = _Chromium()
+
+
 @pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Any]:
-    """Module-scoped: Playwright's own event loop is gone before other packages' async tests."""
-    from playwright.sync_api import sync_playwright
-
-    pw = sync_playwright().start()
+    """Chromium, started once for the browser modules a worker runs in a row (0.85 s a
+    start at load 9, python -m tests.e2e.costs); each module ends with the contexts and
+    pages it left open closed. Playwright is stopped before any other test of the worker
+    (pytest_runtest_teardown below): between its calls it marks its event loop as running
+    in this thread, where the other packages' asyncio tests run their own loops."""
+    chromium = _CHROMIUM.start(chromium_path)
     try:
-        browser = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
-    except Exception as exc:
-        pw.stop()
-        _missing(f"Chromium at {chromium_path} does not start: {exc}")
-    try:
-        yield browser
+        yield chromium
     finally:
-        browser.close()
-        pw.stop()
+        if _CHROMIUM.browser is chromium:
+            for context in list(chromium.contexts):
+                with contextlib.suppress(Exception):  # already closed with its page
+                    context.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After a browser test's teardown: stop Chromium and Playwright unless the worker's next
+    test is a browser test too."""
+    yield
+    if nextitem is None or "browser" not in getattr(nextitem, "fixturenames", ()):
+        _CHROMIUM.stop()
 
 
 @dataclass
