@@ -57,8 +57,12 @@ export class LayoutPart {
     e.center = h("div", { class: "center-panel", hidden: true, role: "region", "aria-live": "polite" });
     e.seats = h("div", { class: "seats" });
     e.felt = h("div", { class: "felt", role: "region", "aria-label": t("table.head.felt") }, e.seats, e.trickArea, e.center);
-    // The seats' plaques are fitted to their boxes (seats.js fitSeat): again when those change.
-    new ResizeObserver(() => { for (const el of this.seatEls.values()) this.fitSeat(el); }).observe(e.felt);
+    // The seats' plaques and the names under the trick's cards are fitted to their boxes
+    // (seats.js fitSeat, trick.js fitSlotNames): again when the felt's size changes.
+    new ResizeObserver(() => {
+      for (const el of this.seatEls.values()) this.fitSeat(el);
+      this.fitSlotNames();
+    }).observe(e.felt);
 
     e.status = h("p", { class: "status", id: "status-line", "aria-live": "polite" });
     e.clock = h("span", { class: "my-clock", "aria-live": "off" });

@@ -102,16 +102,7 @@ export class TrickPart {
       }
     });
     for (const [slot, el] of slots) if (!wanted.has(slot)) this.dropSlot(el, moving);
-    // A person's name (or their dummy's) under a card keeps to one line, made smaller if it
-    // must (a second line ran into the words under the trick on a phone); too long even so,
-    // it takes two.
-    for (const name of area.querySelectorAll(".slot-name.human")) {
-      name.classList.remove("two-lines");
-      if (!shrinkToFit(name, name, [0.9, 0.8])) {
-        name.classList.add("two-lines");
-        shrinkToFit(name);
-      }
-    }
+    this.fitSlotNames();
     for (const [node, from] of arrived) this.motion.flyIn(node, from);
     const doneKey = done ? `${v.hand_no}|${plays.map((p) => p.card).join()}` : null;
     if (moving && done && doneKey !== this.gatheredKey) {
@@ -191,6 +182,20 @@ export class TrickPart {
     for (const step of FIT_STEPS) {
       if (box.scrollHeight <= box.clientHeight + 1) return;
       box.classList.add(step);
+    }
+  }
+
+  /** A person's name (or their dummy's) under a card keeps to one line, made smaller if it
+   *  must (a second line ran into the words under the trick on a phone); too long even so, it
+   *  takes two. Run at each drawing of the trick and when the felt's size changes (a trick
+   *  drawn while the page was hidden measured nothing). */
+  fitSlotNames() {
+    for (const name of this.el.trick.querySelectorAll(".slot-name.human")) {
+      name.classList.remove("two-lines");
+      if (!shrinkToFit(name, name, [0.9, 0.8])) {
+        name.classList.add("two-lines");
+        shrinkToFit(name);
+      }
     }
   }
 
