@@ -547,10 +547,10 @@ def test_the_hands_result_under_the_trick_fits_every_table(
                 state = f"between-{preset}-{lang}"
                 before = _settled_box(page)
                 # From here the shifts counted are the hand's end's (this test's subject; a
-                # page's load is the visitor journeys' above). A German phone's load at a
-                # shared e2e server shifted felt, head-actions and badges by 0.10 at 0.7-0.8 s
-                # twice in parallel runs (never alone, never with the CPU slowed 8 times):
-                # not found yet, see the session notes.
+                # page's load is the visitor journeys' above). The hand's end below is the
+                # 12th: its "Runde 13" badge, a digit wider than "Runde 1", used to wrap a
+                # German phone's head and move the table down by 0.10 (the hand's number now
+                # keeps the room of two digits, layout.js renderHead).
                 page.evaluate("() => { window.__shifts = []; }")
                 after = between_hands(page, None)
                 assert after["box"] == before["box"], (state, before, after)

@@ -58,11 +58,19 @@ export class LayoutPart {
     e.seats = h("div", { class: "seats" });
     e.felt = h("div", { class: "felt", role: "region", "aria-label": t("table.head.felt") }, e.seats, e.trickArea, e.center);
     // The seats' plaques and the names under the trick's cards are fitted to their boxes
-    // (seats.js fitSeat, trick.js fitSlotNames): again when the felt's size changes.
+    // (seats.js fitSeat, trick.js fitSlotNames): again when the felt's size changes, and the
+    // plaques whenever their words change (a drawing, a clock, a tag), before the next paint.
+    const fitSeats = () => { for (const el of this.seatEls.values()) this.fitSeat(el); };
     new ResizeObserver(() => {
-      for (const el of this.seatEls.values()) this.fitSeat(el);
+      fitSeats();
       this.fitSlotNames();
     }).observe(e.felt);
+    new MutationObserver(fitSeats).observe(e.seats, { childList: true, characterData: true, subtree: true });
+    // The names under the cards likewise when a card comes or goes or its slot changes (a
+    // winner's name is bold, so wider); not for the names' own classes, which the fitting sets.
+    new MutationObserver((records) => {
+      if (records.some((r) => !r.target.classList || !r.target.classList.contains("slot-name"))) this.fitSlotNames();
+    }).observe(e.trick, { childList: true, subtree: true, attributes: true, attributeFilter: ["class"] });
 
     e.status = h("p", { class: "status", id: "status-line", "aria-live": "polite" });
     e.clock = h("span", { class: "my-clock", "aria-live": "off" });
@@ -152,8 +160,11 @@ export class LayoutPart {
     // Before the start the hand's badge keeps its place hidden ("Hand 1"): the start must not
     // wrap the head on a phone and move the table down (a layout shift nobody caused).
     const playing = v && v.hand_no !== undefined && tb.status !== "waiting";
-    badges.push(h("span", { class: playing ? "badge" : "badge none", "aria-hidden": playing ? null : "true" },
-      t("table.head.hand_no", { n: playing ? v.hand_no + 1 : 1 })));
+    // The hand's number keeps the room of two digits (a figure space after one): on a German
+    // phone the tenth hand's badge, a digit wider, wrapped the head and moved the table down.
+    const handNo = playing ? v.hand_no + 1 : 1;
+    badges.push(h("span", { class: playing ? "badge hand-no" : "badge hand-no none", "aria-hidden": playing ? null : "true" },
+      t("table.head.hand_no", { n: handNo }) + (handNo < 10 ? "\u2007" : "")));
     // The count of spectators keeps its place when there are none (hidden, "0 watching"), so
     // a watcher coming or sitting down never wraps the head and moves the table down.
     badges.push(h("span", { class: this.spectators ? "badge" : "badge none", "aria-hidden": this.spectators ? null : "true" },

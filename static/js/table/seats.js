@@ -67,8 +67,7 @@ export class SeatsPart {
         this.seatEls.set(seat, el);
         this.el.seats.appendChild(el);
       }
-      this.renderSeat(el, seat);
-      this.fitSeat(el);
+      this.renderSeat(el, seat); // fitted to its box by layout.js's observer (fitSeat)
     }
     if (v && v.game === "dummy") {
       let el = this.seatEls.get("dummy");
@@ -145,8 +144,8 @@ export class SeatsPart {
 
   /** A long name (24 letters) wrapped over two or three lines pushed the plaque's counts out
    *  of its box: it is made smaller until the plaque fits; if that is not enough (five players
-   *  on a small phone), the whole plaque is. Run at each drawing and when the felt's size
-   *  changes (layout.js). */
+   *  on a small phone), the whole plaque is. Run whenever its words change and when the
+   *  felt's size changes (layout.js's observers). */
   fitSeat(el) {
     const name = el.querySelector(".seat-name");
     el.style.fontSize = "";

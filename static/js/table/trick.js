@@ -102,7 +102,6 @@ export class TrickPart {
       }
     });
     for (const [slot, el] of slots) if (!wanted.has(slot)) this.dropSlot(el, moving);
-    this.fitSlotNames();
     for (const [node, from] of arrived) this.motion.flyIn(node, from);
     const doneKey = done ? `${v.hand_no}|${plays.map((p) => p.card).join()}` : null;
     if (moving && done && doneKey !== this.gatheredKey) {
@@ -187,8 +186,8 @@ export class TrickPart {
 
   /** A person's name (or their dummy's) under a card keeps to one line, made smaller if it
    *  must (a second line ran into the words under the trick on a phone); too long even so, it
-   *  takes two. Run at each drawing of the trick and when the felt's size changes (a trick
-   *  drawn while the page was hidden measured nothing). */
+   *  takes two. Run whenever the trick's cards or their slots change and when the felt's size
+   *  does (a trick drawn while the page was hidden measured nothing): layout.js's observers. */
   fitSlotNames() {
     for (const name of this.el.trick.querySelectorAll(".slot-name.human")) {
       name.classList.remove("two-lines");
