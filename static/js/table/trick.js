@@ -5,7 +5,7 @@
 import { cardLabel, parseCard, renderCard, suitName } from "../cards.js";
 import { h, fill, setText } from "../dom.js";
 import { has, plural, t, tNodes } from "../i18n.js";
-import { ledSuitOf, markLedFaces, handTricks, cardChip, signed, capital, overflows, shrinkToFit } from "./util.js";
+import { ledSuitOf, markLedFaces, handTricks, cardChip, signed, capital, shrinkToFit } from "./util.js";
 
 // What the words under the trick leave out, in this order, when they do not fit their box
 // (table.css): the minor notes, then long names cut to a few letters (whole in their title),
@@ -190,8 +190,6 @@ export class TrickPart {
    *  does (a trick drawn while the page was hidden measured nothing): layout.js's observers. */
   fitSlotNames() {
     for (const name of this.el.trick.querySelectorAll(".slot-name.human")) {
-      // The usual case reads only: one line at its own size, and it fits.
-      if (!name.style.fontSize && !name.classList.contains("two-lines") && !overflows(name)) continue;
       name.classList.remove("two-lines");
       if (!shrinkToFit(name, name, [0.9, 0.8])) {
         name.classList.add("two-lines");
