@@ -669,7 +669,53 @@ def check_page(
     assert not problems, f"{key}:\n" + "\n".join(problems)
 
 
+NAMES_JS = """() => {
+    const shown = (el) => getComputedStyle(el).display !== 'none' && el.getClientRects().length > 0;
+    const cut = (el) => el.scrollWidth > el.clientWidth + 1
+        || el.scrollHeight > el.clientHeight + 1;
+    const seats = [...document.querySelectorAll('.felt .seat .name-text')].map((el) => ({
+        text: el.textContent, cut: cut(el) || cut(el.parentElement) }));
+    const slots = [...document.querySelectorAll('.trick .slot-name')].map((el) => {
+        const part = [...el.children].find(shown) || el;
+        return { text: part.textContent, cut: cut(el) };
+    });
+    return { seats, slots };
+}"""
+
+
+def name_problems(page: Any) -> list[str]:
+    """Names shortened ("Comput…") or two seats that read the same."""
+    names = page.evaluate(NAMES_JS)
+    out = [
+        f"{kind} name {n['text']!r} is cut"
+        for kind in ("seats", "slots")
+        for n in names[kind]
+        if n["cut"] or n["text"].endswith("\u2026")
+    ]
+    seats = [n["text"] for n in names["seats"]]
+    if len(set(seats)) != len(seats):
+        out.append(f"seats look alike: {seats}")
+    slots = [n["text"] for n in names["slots"]]
+    if len(set(slots)) != len(slots):
+        out.append(f"names under the trick look alike: {slots}")
+    return out
+
+
 DESKTOPS = ({"width": 1280, "height": 800}, {"width": 1440, "height": 900})
+
+# Resolves at the start of the second frame from now: the first frame's rendering step (layout,
+# then the ResizeObservers that fit names and plaques to their new boxes) has run by then.
+_TWO_FRAMES_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def resize(page: Any, size: dict[str, int], settle_ms: int = 0) -> None:
+    """Set the window's size and wait until the page has drawn a frame at it (then
+    ``settle_ms`` more). Read at once, a smaller window could show a name still fitted to the
+    larger one's box (a busy machine had not run the page's ResizeObservers yet)."""
+    page.set_viewport_size(size)
+    page.evaluate(_TWO_FRAMES_JS)
+    if settle_ms:
+        page.wait_for_timeout(settle_ms)
 
 
 def check_sizes(
@@ -680,11 +726,9 @@ def check_sizes(
     size = dict(page.viewport_size)
     for other in PHONES if size["width"] <= 760 else DESKTOPS:
         if other != size:
-            page.set_viewport_size(other)
-            page.wait_for_timeout(120)  # the hand's grid is laid out again on resize
+            resize(page, other, 120)  # the hand's grid is laid out again on resize
         try:
             check_page(page, state, done, shots)
         finally:
             if other != size:
-                page.set_viewport_size(size)
-    page.wait_for_timeout(60)
+                resize(page, size, 60)

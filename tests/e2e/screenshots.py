@@ -28,6 +28,7 @@ from tests.e2e.helpers import (
     hands_finished,
     layout_problems,
     new_player,
+    resize,
     view_state,
     wait_for,
 )
@@ -57,10 +58,9 @@ class Shooter:
     def both(self, page: Any, name: str) -> None:
         """The same moment at both sizes."""
         for size in (DESKTOP, PHONE):
-            page.set_viewport_size(size)
-            time.sleep(0.2)
+            resize(page, size, 200)
             self.shot(page, name)
-        page.set_viewport_size(DESKTOP)
+        resize(page, DESKTOP)
 
 
 def until_my_turn(page: Any, want: Callable[[dict[str, Any]], bool], timeout: float = 60) -> None:

@@ -23,6 +23,7 @@ from tests.e2e.helpers import (
     create_table,
     new_player,
     page_version,
+    resize,
     settle,
     view_state,
     wait_for,
@@ -82,11 +83,10 @@ def _check_both_sizes(page: Any, state: str) -> None:
     size = dict(page.viewport_size)
     try:
         for other in (PHONE, DESKTOP):
-            page.set_viewport_size(other)
-            page.wait_for_timeout(150)
+            resize(page, other, 150)
             check_page(page, f"conv-{state}", shots=SHOTS)
     finally:
-        page.set_viewport_size(size)
+        resize(page, size)
 
 
 def _log_lines(page: Any) -> list[str]:

@@ -22,6 +22,7 @@ from tests.e2e.helpers import (
     check_page,
     new_player,
     play_until,
+    resize,
     snap,
     wait_for,
 )
@@ -91,9 +92,9 @@ def test_two_players_play_the_daily_and_compare(browser: Any, server: ServerInfo
         alone = ann.page.locator(".daily-board").inner_text()
         assert "nothing to compare with yet" in alone and "%" not in alone, alone
         check_page(ann.page, "daily-finished", done)
-        ann.page.set_viewport_size(PHONE)
+        resize(ann.page, PHONE)
         check_page(ann.page, "daily-finished", done)
-        ann.page.set_viewport_size(DESKTOP)
+        resize(ann.page, DESKTOP)
         _play_the_daily(bob, "bob", done, server)
         bob.page.click("#compare-0")
         bob.page.wait_for_selector(".daily-compare .daily-play >> nth=1")

@@ -19,19 +19,37 @@ from tests.e2e.helpers import (
     PHONE,
     check_sizes,
     create_table,
+    name_problems,
     new_player,
     play_until,
     view_state,
 )
-from tests.e2e.test_play import name_problems
 
 LONG_NAME = "Alexandrina Montgomery-W"  # 24 letters: the most a name may have
 
 
-def _my_card_in_the_trick(page: Any) -> bool:
+WINNER_GROWS_JS = """() => [...document.querySelectorAll('.trick .slot-name.human')]
+  .flatMap((el) => {
+    const slot = el.closest('.slot');
+    const was = slot.classList.contains('winner');
+    slot.classList.add('winner');
+    const out = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1
+        ? [`${el.textContent}: ${el.scrollWidth}x${el.scrollHeight}`
+           + ` in ${el.clientWidth}x${el.clientHeight}`]
+        : [];
+    slot.classList.toggle('winner', was);
+    return out;
+})"""
+
+
+def _my_card_in_the_trick(page: Any, dummy: bool) -> bool:
+    """My card in the trick, and in the dummy game my half dummy's too (its name is the
+    longest: "Alexandrina Montgomery-W's half dummy")."""
     state = view_state(page)
-    return "phase-play" in state["classes"] and bool(
-        page.locator(".trick .slot-bottom .slot-name").count()
+    mine = ".trick .slot-bottom .slot-name"
+    return "phase-play" in state["classes"] and all(
+        page.locator(sel).count()
+        for sel in ([mine, ".trick .slot-dummy-near .slot-name"] if dummy else [mine])
     )
 
 
@@ -44,10 +62,15 @@ def test_a_24_letter_name_fits_at_every_table(browser: Any, server: Any, size: A
     try:
         for preset in ("two-player-dummy", "classic-5-jokers", "classic"):
             create_table(p, preset, options={"end": "hands", "hands": 1})
-            play_until([page], lambda: _my_card_in_the_trick(page))
+            dummy = preset == "two-player-dummy"
+            play_until([page], lambda d=dummy: _my_card_in_the_trick(page, d))
             check_sizes(page, f"{preset}-my-card", done)
             problems = name_problems(page)
             assert not problems, f"{preset}: {problems}"
+            # Marked the trick's winner (bold), a name still fits as it was fitted: read in
+            # the same turn as the marking, before the page's observers could fit it again.
+            grown = page.evaluate(WINNER_GROWS_JS)
+            assert not grown, f"{preset}: a name outgrows its box once bold: {grown}"
             # The scores panel (a phone shows it under the felt) holds every name whole.
             cut = page.evaluate(
                 """() => [...document.querySelectorAll('.score-table th[scope="row"]')]

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from tests.e2e.helpers import (
+    DESKTOP,
     PHONE,
     Player,
     act_once,
@@ -22,9 +23,11 @@ from tests.e2e.helpers import (
     expect_control,
     hands_finished,
     layout_problems,
+    name_problems,
     new_player,
     page_version,
     play_until,
+    resize,
     settle,
     view_state,
     wait_for,
@@ -432,38 +435,6 @@ def test_a_dropped_connection_shows_the_note_and_comes_back(browser: Any, server
 
 # The names on the felt (seats, and under the cards of the trick) as shown, and whether each
 # is cut (wider or taller than its box: an ellipsis or a clamp).
-NAMES_JS = """() => {
-    const shown = (el) => getComputedStyle(el).display !== 'none' && el.getClientRects().length > 0;
-    const cut = (el) => el.scrollWidth > el.clientWidth + 1
-        || el.scrollHeight > el.clientHeight + 1;
-    const seats = [...document.querySelectorAll('.felt .seat .name-text')].map((el) => ({
-        text: el.textContent, cut: cut(el) || cut(el.parentElement) }));
-    const slots = [...document.querySelectorAll('.trick .slot-name')].map((el) => {
-        const part = [...el.children].find(shown) || el;
-        return { text: part.textContent, cut: cut(el) };
-    });
-    return { seats, slots };
-}"""
-
-
-def name_problems(page: Any) -> list[str]:
-    """Names shortened ("Comput…") or two seats that read the same."""
-    names = page.evaluate(NAMES_JS)
-    out = [
-        f"{kind} name {n['text']!r} is cut"
-        for kind in ("seats", "slots")
-        for n in names[kind]
-        if n["cut"] or n["text"].endswith("\u2026")
-    ]
-    seats = [n["text"] for n in names["seats"]]
-    if len(set(seats)) != len(seats):
-        out.append(f"seats look alike: {seats}")
-    slots = [n["text"] for n in names["slots"]]
-    if len(set(slots)) != len(slots):
-        out.append(f"names under the trick look alike: {slots}")
-    return out
-
-
 def test_every_table_fits_desktop_and_phone(browser: Any, server: Any) -> None:
     """No overlaps, nothing outside the window, every card corner readable; every name on
     the felt whole (no "…") and told apart from the others."""
@@ -487,11 +458,10 @@ def test_every_table_fits_desktop_and_phone(browser: Any, server: Any) -> None:
                 ),
             )
             for size in ({"width": 1280, "height": 800}, PHONE):
-                page.set_viewport_size(size)
-                time.sleep(0.15)
+                resize(page, size, 150)
                 found = layout_problems(page) + name_problems(page)
                 problems += [f"{preset} {size['width']}: {x}" for x in found]
-            page.set_viewport_size({"width": 1280, "height": 800})
+            resize(page, DESKTOP)
         assert not problems, "\n".join(problems)
         _no_js_errors(p)
     finally:
@@ -815,7 +785,7 @@ def test_a_moon_is_announced_and_the_seats_say_you_once(browser: Any, server: An
         assert panel.inner_text().strip() == "Computer 2 shot the moon!"
         check_sizes(page, "moon")
         # The same result panel on both phones (the state stays: nothing comes until I pass).
-        page.set_viewport_size(PHONE)
+        resize(page, PHONE)
         check_sizes(page, "moon")
         assert panel.is_visible()
         _no_js_errors(p)

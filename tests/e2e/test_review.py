@@ -16,6 +16,7 @@ from tests.e2e.helpers import (
     create_table,
     new_player,
     play_until,
+    resize,
     view_state,
 )
 
@@ -102,8 +103,7 @@ def test_a_player_reviews_their_game_and_steps_through_their_mistakes(
         check_page(page, "review")
         # At a phone's size: readable, nothing cut or overlapping; n and p go through every
         # marked move, on and back, and no further.
-        page.set_viewport_size(PHONE)
-        page.wait_for_timeout(120)
+        resize(page, PHONE, 120)
         check_page(page, "review")
         visited = [first["index"]]
         while not page.locator("#review-next").is_disabled():

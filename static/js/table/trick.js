@@ -13,6 +13,15 @@ import { ledSuitOf, markLedFaces, handTricks, cardChip, signed, capital, shrinkT
 // the trick in play, and names cut shorter still.
 const FIT_STEPS = ["fit-minor", "fit-names", "fit-dead", "fit-live", "fit-names-short"];
 
+/** One line, made smaller a step or two; else two lines, smaller if they must be. Returns
+ *  whether the name fits. */
+function fitSlotName(name) {
+  name.classList.remove("two-lines");
+  if (shrinkToFit(name, name, [0.9, 0.8])) return true;
+  name.classList.add("two-lines");
+  return shrinkToFit(name);
+}
+
 export class TrickPart {
   /** The last completed trick: of this hand, or the previous hand's last one. */
   lastTrick() {
@@ -186,15 +195,21 @@ export class TrickPart {
 
   /** A person's name (or their dummy's) under a card keeps to one line, made smaller if it
    *  must (a second line ran into the words under the trick on a phone); too long even so, it
-   *  takes two. Run whenever the trick's cards or their slots change and when the felt's size
-   *  does (a trick drawn while the page was hidden measured nothing): layout.js's observers. */
+   *  takes two, and too long for two, its short form (the first name: "Alexandrina dummy";
+   *  the whole is in its title and the card's label). Run whenever the trick's cards or their
+   *  slots change and when the felt's size does (a trick drawn while the page was hidden
+   *  measured nothing): layout.js's observers. Each is measured in the bold of the trick's
+   *  winner, so marking the winner never makes a name outgrow its box nor changes its size
+   *  (the longest name's "… half dummy" took three lines once bold, in a box of two). */
   fitSlotNames() {
     for (const name of this.el.trick.querySelectorAll(".slot-name.human")) {
-      name.classList.remove("two-lines");
-      if (!shrinkToFit(name, name, [0.9, 0.8])) {
-        name.classList.add("two-lines");
-        shrinkToFit(name);
+      name.style.fontWeight = "700";
+      name.classList.remove("use-short");
+      if (!fitSlotName(name) && name.querySelector(".short")) {
+        name.classList.add("use-short");
+        fitSlotName(name);
       }
+      name.style.fontWeight = "";
     }
   }
 
