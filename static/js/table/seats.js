@@ -6,7 +6,7 @@ import { renderBack } from "../cards.js";
 import { h, fill, setText } from "../dom.js";
 import { plural, t } from "../i18n.js";
 import { botLabel, relativeSeat } from "../labels.js";
-import { formatSeconds, placeWords, POSITIONS, shrinkToFit } from "./util.js";
+import { formatSeconds, overflows, placeWords, POSITIONS, shrinkToFit } from "./util.js";
 
 export class SeatsPart {
   seatName(seat) {
@@ -148,6 +148,8 @@ export class SeatsPart {
    *  felt's size changes (layout.js's observers). */
   fitSeat(el) {
     const name = el.querySelector(".seat-name");
+    // The usual case reads only: nothing made smaller, and the words fit.
+    if (!el.style.fontSize && !(name && name.style.fontSize) && !overflows(el)) return;
     el.style.fontSize = "";
     if (name && !shrinkToFit(name, el, [0.9, 0.8])) {
       name.style.fontSize = "";

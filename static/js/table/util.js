@@ -91,6 +91,11 @@ export function formatSeconds(ms) {
 }
 
 
+/** Whether ``box``'s content is higher or wider than the box (a pixel of rounding allowed). */
+export function overflows(box) {
+  return box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1;
+}
+
 // Scales a player's name steps down through when it does not fit: a name is made smaller,
 // never shortened ("Comput…" twice looked alike; docs/frontend.md).
 export const NAME_SCALES = [0.9, 0.8, 0.7];
@@ -100,7 +105,7 @@ export const NAME_SCALES = [0.9, 0.8, 0.7];
  *  it runs after the element is in the page, before it is painted (no layout shift). */
 export function shrinkToFit(el, box = el, scales = NAME_SCALES) {
   el.style.fontSize = "";
-  const over = () => box.scrollHeight > box.clientHeight + 1 || box.scrollWidth > box.clientWidth + 1;
+  const over = () => overflows(box);
   if (!over()) return true;
   const base = parseFloat(getComputedStyle(el).fontSize);
   for (const scale of scales) {
