@@ -83,6 +83,15 @@ def test_a_24_letter_name_fits_at_every_table(browser: Any, server: Any, size: A
                     return [box.scrollWidth, box.clientWidth]; }"""
             )
             assert panel[0] <= panel[1] + 1, f"{preset}: the scores run out of their panel {panel}"
+            # The names' column's head stands over the names, not at the column's right end.
+            lefts = page.evaluate(
+                """() => {
+                    const x = (el) => { const r = document.createRange(); r.selectNodeContents(el);
+                        return Math.round(r.getBoundingClientRect().left); };
+                    return [x(document.querySelector('.score-table thead th')),
+                            x(document.querySelector('.score-table th[scope="row"]'))]; }"""
+            )
+            assert abs(lefts[0] - lefts[1]) <= 2, f"{preset}: the Player head at {lefts}"
             if preset == "classic":
                 play_until([page], lambda: "phase-over" in view_state(page)["classes"])
                 check_sizes(page, "game-over", done)
