@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.e2e.conftest import private_server
-from tests.e2e.helpers import DESKTOP, PHONE, ServerInfo, wait_for
+from tests.e2e.helpers import DESKTOP, PHONE, ServerInfo, resize, wait_for
 
 # Every layout shift the page makes from its first byte (buffered: the ones before this script
 # ran too), without those that follow a click or key press within 500 ms (as CLS counts them).
@@ -155,8 +155,21 @@ def test_the_lobby_has_one_level_one_heading_and_create_first_on_a_phone(
             }"""
         )
         assert 0 <= order[0] < order[1], order
+        # Every seat's choice stands where the others' do (all under their labels on a
+        # phone): as wrapping rows, "Seat 3 (across)" kept its choice beside its label.
+        for preset in ("classic", "classic-5-jokers", "classic-3"):
+            page.select_option("#create-preset", preset)
+            places = page.evaluate(
+                """() => [...document.querySelectorAll('.seat-line select')].map((s) => {
+                    const label = document.querySelector(`label[for="${s.id}"]`);
+                    const a = label.getBoundingClientRect(), b = s.getBoundingClientRect();
+                    return [Math.round(b.left), Math.round(b.width), b.top >= a.bottom - 1];
+                })"""
+            )
+            assert len(places) >= 2 and all(p == places[0] for p in places), (preset, places)
+            assert places[0][2], f"{preset}: a seat's choice beside its label on a phone"
         # A wider window: two columns again (the list on the left), nothing lost.
-        page.set_viewport_size(DESKTOP)
+        resize(page, DESKTOP)
         wait_for(
             lambda: (
                 page.locator("section.panel.tables").bounding_box()["x"]  # type: ignore[index]
