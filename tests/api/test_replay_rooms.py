@@ -26,20 +26,34 @@ REDIS_URLS = {
 }
 
 
-@pytest.fixture(params=["memory", "redis", "cluster"])
-def client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TestClient]:
-    """On the in-process stand-in, and on a real Redis and a Redis Cluster when given (each
-    run in a namespace of its own)."""
+def _client(backend: str, tmp_path: Path) -> Iterator[TestClient]:
     extra: dict[str, Any] = {}
-    if request.param != "memory":
-        url = REDIS_URLS[request.param]
+    if backend != "memory":
+        url = REDIS_URLS[backend]
         if not url:
             if os.environ.get("HEARTS_TEST_REQUIRE_SERVICES", "") not in ("", "0"):
-                pytest.fail(f"no {request.param} URL given")
-            pytest.skip(f"no {request.param} URL given")
+                pytest.fail(f"no {backend} URL given")
+            pytest.skip(f"no {backend} URL given")
         extra = {"redis_url": url, "redis_namespace": "rooms-" + uuid.uuid4().hex[:12]}
     with TestClient(build(tmp_path, **extra)) as test_client:
         yield test_client
+
+
+@pytest.fixture(params=["memory", "redis", "cluster"])
+def client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TestClient]:
+    """On the in-process stand-in, and on a real Redis and a Redis Cluster when given (each
+    run in a namespace of its own): for the tests of what the store does (the compare-and-set
+    of every change, joining, handing over, the long poll, the last time a page asked, the chat
+    limit's counts), whose Lua scripts and keys each backend runs its own way."""
+    yield from _client(request.param, tmp_path)
+
+
+@pytest.fixture
+def rules_client(tmp_path: Path) -> Iterator[TestClient]:
+    """On the in-process stand-in only: for the tests of the routes' rules (what is refused,
+    who may join or choose, what an answer holds), decided in Python over the same store calls
+    that ``client``'s tests run on every backend."""
+    yield from _client("memory", tmp_path)
 
 
 def _db(client: TestClient) -> Database:
@@ -156,7 +170,8 @@ def test_two_players_go_over_a_game_together(client: TestClient) -> None:
     ]
 
 
-def test_bad_input_is_refused_and_changes_nothing(client: TestClient) -> None:
+def test_bad_input_is_refused_and_changes_nothing(rules_client: TestClient) -> None:
+    client = rules_client
     (alice, a_auth), (bob, b_auth), (_, c_auth) = _people(client, "Alice", "Bob", "Cleo")
     game = _game(client, alice, bob)
     room = client.post("/api/replay-rooms", json={"game_id": game}, headers=a_auth).json()["room"]
@@ -219,7 +234,8 @@ def test_bad_input_is_refused_and_changes_nothing(client: TestClient) -> None:
     assert before["version"] == version + 1  # only Bob's join changed it
 
 
-def test_a_private_games_room_is_only_for_who_may_read_its_replay(client: TestClient) -> None:
+def test_a_private_games_room_is_only_for_who_may_read_its_replay(rules_client: TestClient) -> None:
+    client = rules_client
     (alice, a_auth), (bob, b_auth), (_, e_auth) = _people(client, "Alice", "Bob", "Eve")
     game = _game(client, alice, bob, private=True)
     assert (
@@ -248,7 +264,8 @@ def test_a_private_games_room_is_only_for_who_may_read_its_replay(client: TestCl
     assert opened.status_code == 201 and f"share={token}" in opened.json()["link"]
 
 
-def test_a_game_in_play_gets_no_room(client: TestClient) -> None:
+def test_a_game_in_play_gets_no_room(rules_client: TestClient) -> None:
+    client = rules_client
     (alice, a_auth), (bob, _) = _people(client, "Alice", "Bob")
     game = _game(client, alice, bob, ended=False)
     reply = client.post("/api/replay-rooms", json={"game_id": game}, headers=a_auth)
@@ -338,7 +355,8 @@ def test_a_member_takes_control_once_the_driver_is_away(
     assert take.status_code == 200 and take.json()["room"]["driver"] == bob, take.text
 
 
-def test_the_driver_shares_a_seats_review_with_the_room(client: TestClient) -> None:
+def test_the_driver_shares_a_seats_review_with_the_room(rules_client: TestClient) -> None:
+    client = rules_client
     """The room names the seat whose review every page shows: the opener's own seat by default
     (the first for someone who did not play), then the driver's choice; each choice or request
     bumps ``asked`` so every page reads the review again. Only the driver chooses."""
@@ -373,7 +391,8 @@ def test_the_driver_shares_a_seats_review_with_the_room(client: TestClient) -> N
     assert chose.json()["room"]["review"] == {"seat": 1, "asked": 4}
 
 
-def test_a_bad_review_seat_is_refused_and_changes_nothing(client: TestClient) -> None:
+def test_a_bad_review_seat_is_refused_and_changes_nothing(rules_client: TestClient) -> None:
+    client = rules_client
     (alice, a_auth), (bob, b_auth), (_, c_auth) = _people(client, "Alice", "Bob", "Cleo")
     game = _game(client, alice, bob)
     room_id = client.post("/api/replay-rooms", json={"game_id": game}, headers=a_auth).json()[
@@ -419,7 +438,8 @@ def test_a_bad_review_seat_is_refused_and_changes_nothing(client: TestClient) ->
         assert reply.status_code == 422, (opening, reply.text)
 
 
-def test_nothing_a_room_answers_names_a_card_or_the_seed(client: TestClient) -> None:
+def test_nothing_a_room_answers_names_a_card_or_the_seed(rules_client: TestClient) -> None:
+    client = rules_client
     """The room holds the position and the review's seat, never a card: every answer of every
     room route (open, join, read, move, review, hand over, chat, and their refusals) is
     scanned for a card's name and for the game's seed, so a room can never show a hand the
