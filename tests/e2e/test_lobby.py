@@ -168,6 +168,15 @@ def test_the_lobby_has_one_level_one_heading_and_create_first_on_a_phone(
             )
             assert len(places) >= 2 and all(p == places[0] for p in places), (preset, places)
             assert places[0][2], f"{preset}: a seat's choice beside its label on a phone"
+        # No table to list (no turn-based one here): on a phone the list's box is as high as
+        # its one line, not half a screen of blank; back to its fixed height with tables.
+        box = ".table-scroll"
+        page.select_option("#filter-pace", "turn")
+        page.wait_for_selector(".table-list li.empty")
+        assert page.locator(box).bounding_box()["height"] < 100
+        page.select_option("#filter-pace", "")
+        page.wait_for_selector(".table-list .table-row")
+        assert page.locator(box).bounding_box()["height"] > 300
         # A wider window: two columns again (the list on the left), nothing lost.
         resize(page, DESKTOP)
         wait_for(
