@@ -14,22 +14,21 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 import app.main as main
-from app.db import upgrade_to_head
 from app.settings import load_settings
-from tests.db.conftest import pg_url
+from tests.db.conftest import _pg_template, pg_migrated_url
 
-__all__ = ["pg_url"]  # the fixture: a fresh PostgreSQL schema
+# the fixtures: a PostgreSQL database of the test's own, at head
+__all__ = ["_pg_template", "pg_migrated_url"]
 
 CLOSE_TRY_AGAIN = 1013
 
 
 @pytest.fixture
-def client(pg_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    """A server on its own PostgreSQL schema (its integers are 32 or 64 bits, as in
+def client(pg_migrated_url: str, tmp_path: Path) -> Iterator[TestClient]:
+    """A server on its own PostgreSQL database (its integers are 32 or 64 bits, as in
     production) and an in-memory store."""
-    upgrade_to_head(pg_url)
     settings = load_settings(
-        database_url=pg_url,
+        database_url=pg_migrated_url,
         redis_url="memory://",
         secret_key="socket-input-secret-0123456789",
         bot_workers=0,
