@@ -23,10 +23,15 @@ SURROGATE_JSON = '"\\ud800"'  # JSON text of a lone surrogate
 NUL_JSON = '"a\\u0000b"'
 
 
-@pytest.fixture
-def app_client(db_url: str, tmp_path: Path) -> Iterator[TestClient]:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def app_client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TestClient]:
+    """The app on SQLite and on PostgreSQL (a schema made at head: the app finds it so)."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'hearts.sqlite3'}"
+    else:
+        url = str(request.getfixturevalue("pg_migrated_url"))
     settings = load_settings(
-        database_url=db_url,
+        database_url=url,
         redis_url="memory://",
         secret_key="bad-text-test-secret-key",
         run_outbox_worker=False,

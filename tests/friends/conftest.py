@@ -1,7 +1,7 @@
 """The persistence fixtures (SQLite and PostgreSQL databases, cheap password hashing)."""
 
 from tests.db.conftest import (  # noqa: F401 - fixtures
-    _pg_template,
+    _pg_schema_at_head,
     cheap_password_hashing,
     database,
     db_url,

@@ -22,8 +22,9 @@ pytestmark = pytest.mark.asyncio
 
 
 @pytest_asyncio.fixture
-async def server(pg_url: str) -> AsyncIterator[str]:
-    settings = Settings(instance_id="A", database_url=pg_url, **COMMON)
+async def server(pg_migrated_url: str) -> AsyncIterator[str]:
+    """An instance on a PostgreSQL schema of the test's own, made at head."""
+    settings = Settings(instance_id="A", database_url=pg_migrated_url, **COMMON)
     async with in_process_server(settings, fakeredis.FakeServer()) as address:
         yield address
 
@@ -367,7 +368,7 @@ async def test_a_block_or_an_unfriending_drops_invitations_both_ways(server: str
 
 
 async def test_an_invitation_checks_the_friendship_when_it_is_used(
-    server: str, pg_url: str
+    server: str, pg_migrated_url: str
 ) -> None:
     """A friendship that ended without the route that drops invitations (another instance
     that failed half way, a change made in the database): the invitation is not listed and
@@ -378,7 +379,7 @@ async def test_an_invitation_checks_the_friendship_when_it_is_used(
     host, pal = await account(server, "Host"), await account(server, "Pal")
     await befriend(host, pal)
     table_id, invite_id = await _invite(host, pal)
-    database = make_database(pg_url)
+    database = make_database(pg_migrated_url)
     try:
         store.remove(database, host.id, pal.id)  # the friendship only: the invitation stays
     finally:

@@ -15,17 +15,17 @@ from starlette.websockets import WebSocketDisconnect
 
 import app.main as main
 from app.settings import load_settings
-from tests.db.conftest import _pg_template, pg_migrated_url
+from tests.db.conftest import _pg_schema_at_head, pg_migrated_url, pg_url
 
-# the fixtures: a PostgreSQL database of the test's own, at head
-__all__ = ["_pg_template", "pg_migrated_url"]
+# the fixtures: a PostgreSQL schema of the test's own, at head
+__all__ = ["_pg_schema_at_head", "pg_migrated_url", "pg_url"]
 
 CLOSE_TRY_AGAIN = 1013
 
 
 @pytest.fixture
 def client(pg_migrated_url: str, tmp_path: Path) -> Iterator[TestClient]:
-    """A server on its own PostgreSQL database (its integers are 32 or 64 bits, as in
+    """A server on its own PostgreSQL schema (its integers are 32 or 64 bits, as in
     production) and an in-memory store."""
     settings = load_settings(
         database_url=pg_migrated_url,
