@@ -68,6 +68,12 @@ def test_the_top_bar_fits_signed_in_with_a_game(
         page.goto("/")
         page.wait_for_selector("#create-preset option", state="attached")
         top_bar_checked(page, f"lobby-{viewport['width']}")
+        # Settings: the keyboard's keys are told on a desktop, not on a touch phone.
+        page.click("#prefs-button")
+        page.locator("#prefs-dialog[open]").wait_for()
+        keys = page.locator("#prefs-dialog .keys-hint").is_visible()
+        assert keys == (viewport == DESKTOP), f"the keyboard's keys shown: {keys}"
+        page.click("#prefs-dialog button[value=close]")
         page.goto(f"/?table={table['id']}")
         page.wait_for_selector(".table-page:not(.loading)")
         top_bar_checked(page, f"table-{viewport['width']}")
