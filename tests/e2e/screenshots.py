@@ -245,7 +245,7 @@ def scene_four_colour(s: Shooter) -> None:
     p = new_player(s.browser, s.server, "Alex", reduced_motion=True)
     p.page.click("#prefs-button")
     p.page.check("#pref-four")
-    p.page.click("#prefs-dialog button")
+    p.page.click("#prefs-dialog button[value=close]")
     create_table(p, "double-hearts")
     wait_for(lambda: view_state(p.page)["hand"], what="a hand")
     s.shot(p.page, "four-colour")
