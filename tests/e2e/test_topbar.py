@@ -77,5 +77,18 @@ def test_the_top_bar_fits_signed_in_with_a_game(
         page.goto(f"/?table={table['id']}")
         page.wait_for_selector(".table-page:not(.loading)")
         top_bar_checked(page, f"table-{viewport['width']}")
+        # The head's Rules button stands right after the shown badges (no hidden badge's room
+        # before it), unless it starts a line of its own.
+        gap = page.evaluate(
+            """() => { const rules = document.getElementById('rules-button');
+                const shown = [...document.querySelectorAll('.badges .badge')]
+                    .filter((b) => getComputedStyle(b).visibility !== 'hidden'
+                        && b.compareDocumentPosition(rules) & Node.DOCUMENT_POSITION_FOLLOWING);
+                const b = rules.getBoundingClientRect();
+                if (!shown.length) return b.left - rules.parentElement.getBoundingClientRect().left;
+                const a = shown[shown.length - 1].getBoundingClientRect();
+                return b.top >= a.bottom ? 0 : b.left - a.right; }"""
+        )
+        assert gap <= 8, f"{gap} px between the last badge and Rules"
     finally:
         page.context.close()

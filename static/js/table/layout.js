@@ -163,15 +163,17 @@ export class LayoutPart {
     // The hand's number keeps the room of two digits (a figure space after one): on a German
     // phone the tenth hand's badge, a digit wider, wrapped the head and moved the table down.
     const handNo = playing ? v.hand_no + 1 : 1;
-    badges.push(h("span", { class: playing ? "badge hand-no" : "badge hand-no none", "aria-hidden": playing ? null : "true" },
-      t("table.head.hand_no", { n: handNo }) + (handNo < 10 ? "\u2007" : "")));
+    const hand = h("span", { class: playing ? "badge hand-no" : "badge hand-no none", "aria-hidden": playing ? null : "true" },
+      t("table.head.hand_no", { n: handNo }) + (handNo < 10 ? "\u2007" : ""));
     // The count of spectators keeps its place when there are none (hidden, "0 watching"), so
     // a watcher coming or sitting down never wraps the head and moves the table down.
-    badges.push(h("span", { class: this.spectators ? "badge" : "badge none", "aria-hidden": this.spectators ? null : "true" },
-      t("table.head.watchers", { n: this.spectators || 0 })));
+    const watching = h("span", { class: this.spectators ? "badge" : "badge none", "aria-hidden": this.spectators ? null : "true" },
+      t("table.head.watchers", { n: this.spectators || 0 }));
     // The Rules button sits with the badges (in the head's buttons it took a line of its own
-    // on a phone).
-    fill(this.el.badges, badges, this.el.rulesBtn);
+    // on a phone): after those that say what is played, before the two that change (the
+    // hand's number, the spectators), so their hidden room is at the line's end, not a gap
+    // before the button.
+    fill(this.el.badges, badges, this.el.rulesBtn, hand, watching);
     // A competition's table (a daily, an event's round) has no chat and nobody else joins it:
     // neither the chat's form nor an invite link (the server refuses both there).
     this.el.inviteBtn.hidden = !tb.private || !tb.invite || Boolean(tb.compete);
