@@ -82,6 +82,7 @@ class TablePage {
     this.tick = null;
     this.keyHandler = (event) => this.onKey(event);
     this.motion = new TableMotion();
+    this.motion.onGathered = () => this.renderPart("renderCenter");
     this.trickDrawn = false; // motion starts after the first drawing of the trick
     // Conveniences (table/conveniences.js): the card chosen before my turn, the forced card
     // about to play itself, the claim's confirm step, the last accepted claim.
@@ -346,7 +347,7 @@ class TablePage {
     const gameEnded = v && before && v.phase === "over" && before.phase !== "over";
     const hold = (justEnded || gameEnded) && this.motion.on() && this.trickDrawn ? LINGER_MS + GATHER_MS + 100 : 0;
     if (hold) {
-      this.motion.holdUntil = Date.now() + hold;
+      this.motion.hold(hold);
       clearTimeout(this.holdTimer);
       this.holdTimer = setTimeout(() => this.renderPart("renderCenter"), hold + 20);
     }

@@ -657,6 +657,30 @@ RECORD_MOTION = """() => {
 }"""
 
 
+def test_on_a_slow_page_the_result_waits_until_the_last_trick_is_gathered(
+    browser: Any, server: Any
+) -> None:
+    """The page's animations at half speed (a busy phone: its frames and timers run late):
+    the hand's result still appears only once the last trick has left the felt. It had come
+    after a fixed time, and covered a trick still sliding to its winner (seen in a loaded run
+    of the test below)."""
+    p = new_player(browser, server, "Sol")
+    try:
+        cdp = p.context.new_cdp_session(p.page)
+        cdp.send("Animation.enable")
+        cdp.send("Animation.setPlaybackRate", {"playbackRate": 0.5})
+        create_table(p, "two-player-28", seats={1: "easy"})
+        page = p.page
+        page.evaluate(RECORD_MOTION)
+        play_until([page], lambda: hands_finished(page) >= 1)
+        page.locator(".center-panel.hand-result").wait_for()
+        log = page.evaluate("() => window.__motion")
+        assert log["result"] == {"trickStillShown": 0}, log["result"]
+        _no_js_errors(p)
+    finally:
+        p.close()
+
+
 def test_cards_travel_to_the_trick_and_the_result_waits_for_the_last_trick(
     browser: Any, server: Any
 ) -> None:

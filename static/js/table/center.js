@@ -32,8 +32,9 @@ export class CenterPart {
         h("button", { type: "button", class: "btn small", onclick: () => this.toggleLastTrick(false) }, t("table.head.close")));
       return;
     }
-    // The last trick is still being seen (motion.js): the result comes after it.
-    const held = Date.now() < this.motion.holdUntil;
+    // The last trick is still being seen (motion.js): the result comes after it, and after
+    // it is gathered (on a busy page the gathering runs late: the panel had covered it).
+    const held = this.motion.held();
     if (v && v.phase === "over" && !held) {
       el.hidden = false;
       el.className = "center-panel game-over";

@@ -16,8 +16,38 @@ export class TableMotion {
   constructor() {
     // Until this time (Date.now()) a hand's result panel waits: the last trick is being seen.
     this.holdUntil = 0;
+    this.holding = false;
     this.running = new Set(); // Animation objects still moving
     this.gatherTimer = null;
+    this.sliding = 0; // cards of a trick still sliding to its winner
+    // Called once a trick is gathered (or its gathering given up): the hand's result, held
+    // meanwhile, may show (table.js).
+    this.onGathered = null;
+  }
+
+  /** Whether a complete trick is still to be gathered or on its way. */
+  gathering() {
+    return this.gatherTimer !== null || this.sliding > 0;
+  }
+
+  /** Hold a hand's result (or the game over) for ``ms`` and until the trick being seen is
+   *  gathered: a busy page's timers and frames run late, and the panel had covered the last
+   *  trick before it left. */
+  hold(ms) {
+    this.holdUntil = Date.now() + ms;
+    this.holding = true;
+  }
+
+  /** Whether the result still waits (see hold). */
+  held() {
+    if (Date.now() < this.holdUntil) return true;
+    if (this.holding && this.gathering()) return true;
+    this.holding = false; // a later trick's gathering holds nothing
+    return false;
+  }
+
+  gathered() {
+    if (!this.gathering() && this.onGathered) this.onGathered();
   }
 
   /** Whether to animate now (the setting and the system's wish, read each time). */
@@ -47,6 +77,7 @@ export class TableMotion {
   /** Cancel the pending gather (the page goes away). */
   stop() {
     clearTimeout(this.gatherTimer);
+    this.gatherTimer = null;
     this.settle();
   }
 
@@ -79,6 +110,7 @@ export class TableMotion {
     this.gatherTimer = setTimeout(() => {
       this.gatherTimer = null;
       if (this.on()) this.gather(slots(), target());
+      this.gathered(); // nothing was left to slide
     }, LINGER_MS);
   }
 
@@ -107,6 +139,13 @@ export class TableMotion {
         slide.cancel();
         if (remove) slot.remove();
       });
+      // After the reaction above (the card marked gathered), finished or cancelled.
+      this.sliding += 1;
+      const done = () => {
+        this.sliding -= 1;
+        this.gathered();
+      };
+      slide.finished.then(done, done);
     }
   }
 }
