@@ -46,8 +46,10 @@ export class TableMotion {
     return false;
   }
 
+  /** A trick's gathering ended: a result held for it may show now (only then: redrawing the
+   *  centre at every trick would take the focus from an open "Last trick" panel's button). */
   gathered() {
-    if (!this.gathering() && this.onGathered) this.onGathered();
+    if (this.holding && !this.gathering() && this.onGathered) this.onGathered();
   }
 
   /** Whether to animate now (the setting and the system's wish, read each time). */
