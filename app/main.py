@@ -48,8 +48,10 @@ from app.notify.account import router as notify_account_router
 from app.notify.api import router as notify_router
 from app.notify.setup import build as build_notifier
 from app.outbox_process import run_outbox_process
+from app.realtime.endpoint import relayed_table_socket
 from app.realtime.endpoint import router as ws_router
 from app.realtime.hub import Hubs
+from app.realtime.relay import Relay
 from app.services import Services
 from app.settings import Settings, load_settings
 from app.stopping import Deadline, cancel_until_done, run_within
@@ -88,6 +90,8 @@ def create_app(
             log.critical("hearts-server cannot start: %s", error)
             raise
         app.state.services = services
+        if services.relay is not None:
+            services.relay.app = app
         # app.api.deps reads these names (docs/persistence.md).
         app.state.database = services.database
         app.state.redis = services.redis
@@ -273,6 +277,18 @@ async def start_services(
     # Counters and histograms only on the move path (app/metrics.py).
     computer.decided = services.metrics.bot_decided
     services.hubs.delivered = services.metrics.delivery.observe
+    if settings.ws_relay:
+        services.relay = Relay(
+            redis,
+            store.fast,
+            fanout,
+            settings.redis_namespace,
+            instance_id,
+            settings.ws_count_lease_seconds * 1000.0,
+            max_message_bytes=settings.ws_max_message_bytes,
+        )
+        services.relay.handler = relayed_table_socket
+        await services.relay.start()
     services.friends = FriendsHub(
         redis,
         database,
@@ -446,6 +462,8 @@ async def stop_services(services: Services) -> None:
     steps: list[tuple[str, Callable[[], Awaitable[object]]]] = []
     if services.friends is not None:
         steps.append(("presence and friends (FriendsHub.stop)", services.friends.stop))
+    if services.relay is not None:
+        steps.append(("relayed sockets (Relay.stop)", services.relay.stop))
     steps += [
         ("the notifier", services.notifier.stop),
         ("table hubs and the lobby (Hubs.close)", services.hubs.close),

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from app.friends.hub import FriendsHub
     from app.jobs.review import ReviewRunner
     from app.realtime.hub import Hubs
+    from app.realtime.relay import Relay
     from app.store import Fanout, TableStore
     from app.tables import TableService
 
@@ -44,5 +45,8 @@ class Services:
     # The daily challenge (app.compete.daily.DailyService; not named here, so that
     # app.services, which the compete routes import, imports nothing of app.compete).
     daily: Any = None
+    # Table sockets passed on to their table's home instance (app/realtime/relay.py), None
+    # when relaying is off (HEARTS_WS_RELAY=0).
+    relay: Relay | None = None
     # Notifications (app/notify): ``await services.notifier.send(player_id, kind, ...)``.
     notifier: Notifier = field(default_factory=Notifier)

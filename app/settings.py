@@ -156,6 +156,11 @@ class Settings(BaseSettings):
     # How long an instance's socket counts live in Redis unless it renews them (it does every
     # third of this); a crashed instance's sockets stop counting after it.
     ws_count_lease_seconds: float = Field(default=60.0, ge=1, le=3600)
+    # Every socket of a table served by one instance, its home: a table socket that reaches
+    # another instance is passed on to the home over Redis (app/realtime/relay.py), so a
+    # change is read, parsed and turned into views once. Off: each instance serves the
+    # sockets it accepts (route a table's sockets to one instance instead: deploy/nginx.conf).
+    ws_relay: bool = True
     # Spectator counts go to a table's sockets at most this often (seconds).
     spectators_every_seconds: float = Field(default=1.0, ge=0, le=60)
     # Chat lines per player per window (every table together) and per table per minute.

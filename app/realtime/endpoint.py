@@ -89,8 +89,18 @@ def _policy_error() -> LimitExceeded:
 
 @router.websocket("/ws/tables/{table_id}")
 async def table_socket(ws: WebSocket, table_id: str) -> None:
+    await _guarded_table_socket(ws, table_id, relayed=False)
+
+
+async def relayed_table_socket(ws: WebSocket, table_id: str) -> None:
+    """A table socket another instance accepted and relays here, this table's home
+    (app/realtime/relay.py): served as if it were this instance's own."""
+    await _guarded_table_socket(ws, table_id, relayed=True)
+
+
+async def _guarded_table_socket(ws: WebSocket, table_id: str, *, relayed: bool) -> None:
     try:
-        await _table_socket(ws, table_id)
+        await _table_socket(ws, table_id, relayed)
     except STORE_DOWN as exc:
         # Redis failed while the socket opened or closed (a command's failure is answered in
         # dispatch and the socket stays): the page reconnects after 1013, as for the database.
@@ -98,7 +108,7 @@ async def table_socket(ws: WebSocket, table_id: str) -> None:
         await _close(ws, store_unavailable(), CLOSE_TRY_AGAIN, "store_unavailable")
 
 
-async def _table_socket(ws: WebSocket, table_id: str) -> None:
+async def _table_socket(ws: WebSocket, table_id: str, relayed: bool) -> None:
     services = _services(ws)
     settings = services.settings
     await ws.accept()
@@ -112,6 +122,14 @@ async def _table_socket(ws: WebSocket, table_id: str) -> None:
         await _close(ws, m.error(exc.code, exc.message), CLOSE_PROTOCOL, exc.code)
         return
     logs.bind(table_id=table_id)
+    relay = services.relay
+    if relay is not None and not relayed:
+        # Every socket of a table is served by one instance, its home: one elsewhere is
+        # only passed on (app/realtime/relay.py).
+        home = await relay.home_of(table_id)
+        if home is not None:
+            await relay.serve_edge(ws, table_id, home, client_address(ws))
+            return
     # 1. hello: who is this, and what have they seen?
     try:
         raw = await asyncio.wait_for(_receive_text(ws), HELLO_TIMEOUT)

@@ -135,6 +135,10 @@ class Connection:
         self.session_ended = True
         self._close()
 
+    def end(self) -> None:
+        """Close the socket from this side (what was sent before goes first)."""
+        self._close()
+
     def _close(self) -> None:
         if not self.closed.is_set():
             self.closed.set()

@@ -155,6 +155,18 @@ def instance_channel(namespace: str, instance_id: str) -> str:
     return namespace + ":instance:" + instance_id
 
 
+def relay_channel(namespace: str, instance_id: str) -> str:
+    """Pub/sub: the frames of the table sockets relayed to or from one instance
+    (app/realtime/relay.py). A shard channel (a hash tag of its own): only that instance joins
+    it, and on Cluster its messages stay on the one master that owns its slot."""
+    return "{" + namespace + ":relay:" + instance_id + "}"
+
+
+def instance_alive_key(namespace: str, instance_id: str) -> str:
+    """String with a short expiry: the instance lives while it renews it (app/realtime/relay.py)."""
+    return namespace + ":alive:" + instance_id
+
+
 def sessions_channel(namespace: str) -> str:
     """Pub/sub: a player's sessions changed (logout, password, deletion); the message is the
     player id. Every instance re-checks that player's tokens and open sockets."""

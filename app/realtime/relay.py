@@ -1,0 +1,509 @@
+"""Table sockets relayed to their table's home instance.
+
+When a table's sockets sit on two instances, each change costs both of them: each reads and
+parses the table and builds its views (docs/scaling.md, "A move seen on two instances"). So
+one instance serves every socket of a table: its *home*, named in the table's socket hash
+(``app.store.sockets``, field ``home``) by the first instance that opened a socket there while
+no live home was named. A table socket the load balancer sends to another instance (an
+*edge*) is accepted there and its frames are passed both ways, unread, over the two
+instances' relay channels (``keys.relay_channel``): the home runs the table endpoint
+unchanged over an ASGI socket whose ``receive`` and ``send`` are the relay. The edge reads
+no table, parses no frame and builds no view.
+
+A relay channel is a shard channel that only its own instance joins: it carries one seat's
+frames, hidden cards included, from one instance to one other, never on a channel every
+instance shares (DESIGN.md). A message is a run of records, ``kind`` (one byte), the socket's
+id (16 bytes), the payload's length (4 bytes) and the payload:
+
+- edge to home: ``O`` a socket opened (JSON: the edge's instance, the table, the handshake's
+  path, query and headers, the client's address as the edge reads it), ``T`` / ``B`` a text
+  / binary frame from the client, ``X`` the client left (the close code);
+- home to edge: ``T`` a frame for the client, ``C`` close the socket (code and reason).
+
+Each instance sends to each other one in order (one publish in flight per channel; what
+queues meanwhile goes in the next, in one message). A publish that fails (Redis down) ends
+the sockets it concerned, on both sides: the page reconnects and resyncs from its last
+version, as after any drop, so no frame is silently lost.
+
+Failures: every instance renews a short-lived key (``keys.instance_alive_key``). An edge whose
+home's key ran out closes that home's sockets with 1012 (the page reconnects at once; its
+next edge finds the home dead and claims the table); a home whose edge's key ran out ends
+those sockets. An instance that stops closes its relayed sockets with 1012 and deletes its
+key first, so nobody relays to it meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import struct
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import orjson
+from starlette.types import Message
+from starlette.websockets import WebSocket
+
+from app.realtime.hub import Connection
+from app.realtime.wire import wire_of
+from app.stopping import STOP_SECONDS, cancel_until_done
+from app.store import keys
+from app.store.pipelined import PipelinedRedis
+
+log = logging.getLogger(__name__)
+
+OPEN, TEXT, BYTES, GONE, CLOSE = b"O", b"T", b"B", b"X", b"C"
+_HEAD = struct.Struct("!c16sI")
+_CODE = struct.Struct("!H")
+
+ALIVE_EVERY_SECONDS = 2.0  # an instance renews its key this often...
+ALIVE_FOR_SECONDS = 7.0  # ...for this long: a dead instance is noticed within 7-9 s
+HOME_QUEUE = 1024  # client frames waiting at the home before the socket is dropped
+
+CLOSE_SERVICE_RESTART = 1012  # RFC 6455: the page reconnects at once
+CLOSE_TRY_AGAIN = 1013
+CLOSE_POLICY = 4008
+
+# KEYS: 1 the table's socket hash. ARGV: 1 this instance, 2 now (ms), 3 this instance's lease
+# end (ms), 4 the hash's expiry (ms), 5 an instance known dead ('' = none).
+# Returns the table's home: a live one named already, else this instance (now named).
+CLAIM = """
+local home = redis.call('HGET', KEYS[1], 'home')
+if home and home ~= ARGV[1] and home ~= ARGV[5] then
+  local lease = tonumber(redis.call('HGET', KEYS[1], 'l:' .. home) or '0')
+  if lease >= tonumber(ARGV[2]) then
+    return home
+  end
+end
+redis.call('HSET', KEYS[1], 'home', ARGV[1])
+local mine = tonumber(redis.call('HGET', KEYS[1], 'l:' .. ARGV[1]) or '0')
+if mine < tonumber(ARGV[3]) then
+  redis.call('HSET', KEYS[1], 'l:' .. ARGV[1], ARGV[3])
+end
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
+end
+return ARGV[1]
+"""
+
+# KEYS: 1 the table's socket hash. ARGV: 1 this instance. The home is no longer named once
+# its last socket there closed.
+RELEASE = """
+if redis.call('HGET', KEYS[1], 'home') == ARGV[1] then
+  redis.call('HDEL', KEYS[1], 'home')
+end
+return 0
+"""
+
+TableHandler = Callable[[WebSocket, str], Awaitable[None]]
+
+
+def record(kind: bytes, sid: bytes, payload: bytes) -> bytes:
+    return _HEAD.pack(kind, sid, len(payload)) + payload
+
+
+def records(data: bytes) -> Iterator[tuple[bytes, bytes, bytes]]:
+    """The records of one message; ValueError for a message cut short."""
+    pos, size = 0, len(data)
+    while pos < size:
+        if pos + _HEAD.size > size:
+            raise ValueError("a relay record's head is cut short")
+        kind, sid, length = _HEAD.unpack_from(data, pos)
+        pos += _HEAD.size
+        if pos + length > size:
+            raise ValueError("a relay record's payload is cut short")
+        yield kind, sid, data[pos : pos + length]
+        pos += length
+
+
+class _Outbox:
+    """The records waiting for one other instance: one publish in flight, the rest next."""
+
+    def __init__(self, relay: Relay, instance: str) -> None:
+        self.relay = relay
+        self.instance = instance
+        self.channel = keys.relay_channel(relay.namespace, instance)
+        self.parts: list[bytes] = []
+        self.task: asyncio.Task[None] | None = None
+
+    def put(self, data: bytes) -> None:
+        self.parts.append(data)
+        if self.task is None:
+            self.task = asyncio.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        try:
+            while self.parts:
+                parts, self.parts = self.parts, []
+                try:
+                    await self.relay.publish(self.channel, b"".join(parts))
+                except Exception as exc:
+                    log.warning("relay to %s failed (%s): its sockets end", self.instance, exc)
+                    self.relay.peer_lost(self.instance, CLOSE_TRY_AGAIN)
+        finally:
+            self.task = None
+
+
+class _Edge:
+    """A client socket here whose table's home is another instance."""
+
+    def __init__(self, sid: bytes, home: str, conn: Connection) -> None:
+        self.sid = sid
+        self.home = home
+        self.conn = conn
+        self.close: tuple[int, str] | None = None  # the home closed it: with this
+
+
+class _Home:
+    """A socket relayed here from an edge: the ASGI side the table endpoint runs over."""
+
+    def __init__(self, relay: Relay, sid: bytes, edge: str) -> None:
+        self.relay = relay
+        self.sid = sid
+        self.edge = edge
+        self.inbox: asyncio.Queue[Message] = asyncio.Queue(HOME_QUEUE)
+        self.connected = False
+        self.closed = False  # this side closed it: nothing more goes to the edge
+        self.ended = False  # the client (or its edge) left: the endpoint reads a disconnect
+        self.task: asyncio.Task[None] | None = None
+
+    async def receive(self) -> Message:
+        if not self.connected:
+            self.connected = True
+            return {"type": "websocket.connect"}
+        return await self.inbox.get()
+
+    async def send(self, message: Message) -> None:
+        kind = message["type"]
+        if kind == "websocket.send":
+            if self.closed or self.ended:
+                return
+            text = message.get("text")
+            data = text.encode() if text is not None else bytes(message.get("bytes") or b"")
+            self.relay.to(self.edge).put(record(TEXT, self.sid, data))
+        elif kind == "websocket.close":
+            self.close(int(message.get("code") or 1000), str(message.get("reason") or ""))
+
+    def close(self, code: int, reason: str = "") -> None:
+        """Close the client's socket (its edge closes it with ``code``)."""
+        if self.closed or self.ended:
+            return
+        self.closed = True
+        payload = _CODE.pack(code) + reason.encode()[:120]
+        self.relay.to(self.edge).put(record(CLOSE, self.sid, payload))
+
+    def left(self, code: int) -> None:
+        """The client is gone: the endpoint reads a disconnect next."""
+        if self.ended:
+            return
+        self.ended = True
+        msg: Message = {"type": "websocket.disconnect", "code": code}
+        try:
+            self.inbox.put_nowait(msg)
+        except asyncio.QueueFull:
+            # Full of frames the endpoint has not read: the disconnect takes the place of
+            # the oldest (the socket ends either way).
+            with contextlib.suppress(asyncio.QueueEmpty):
+                self.inbox.get_nowait()
+            self.inbox.put_nowait(msg)
+
+
+class Relay:
+    """This instance's relay: the sockets it passes on to their table's home, and those it
+    serves for other instances' edges."""
+
+    def __init__(
+        self,
+        redis: Any,
+        fast: PipelinedRedis | None,
+        fanout: Any,
+        namespace: str,
+        instance_id: str,
+        lease_ms: float,
+        *,
+        max_message_bytes: int,
+    ) -> None:
+        self.redis = redis
+        self.fast = fast
+        self.fanout = fanout
+        self.namespace = namespace
+        self.instance = instance_id.replace("|", "_")  # as app.store.sockets names it
+        self.lease_ms = lease_ms
+        self.max_message_bytes = max_message_bytes
+        self.channel = keys.relay_channel(namespace, self.instance)
+        self.alive_key = keys.instance_alive_key(namespace, self.instance)
+        self._claim = redis.register_script(CLAIM)
+        self._release = redis.register_script(RELEASE)
+        self.edges: dict[bytes, _Edge] = {}
+        self.homes: dict[bytes, _Home] = {}
+        self._outboxes: dict[str, _Outbox] = {}
+        # What runs a relayed socket here (the table endpoint) and the app it belongs to:
+        # set by app.main once both exist.
+        self.handler: TableHandler | None = None
+        self.app: Any = None
+        self._watch: asyncio.Task[None] | None = None
+        self.stopping = False
+
+    # -- life ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self._renew()
+        await self.fanout.subscribe(self.channel, self.on_message)
+        self._watch = asyncio.create_task(self._watch_peers(), name="relay-watch")
+
+    async def stop(self) -> None:
+        """Say this instance is gone, close the sockets relayed here (1012: their pages
+        reconnect and another instance takes the table) and tell the homes of the sockets
+        relayed from here."""
+        self.stopping = True
+        with contextlib.suppress(Exception):
+            await self.redis.delete(self.alive_key)
+        if self._watch is not None:
+            await cancel_until_done(self._watch, STOP_SECONDS, "the relay's watch")
+        for home in list(self.homes.values()):
+            home.close(CLOSE_SERVICE_RESTART)
+            home.left(CLOSE_SERVICE_RESTART)
+        for edge in list(self.edges.values()):
+            self.to(edge.home).put(record(GONE, edge.sid, _CODE.pack(CLOSE_SERVICE_RESTART)))
+            edge.close = (CLOSE_SERVICE_RESTART, "")
+            edge.conn.end()
+        tasks = [h.task for h in self.homes.values() if h.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_SECONDS)
+        drains = [o.task for o in self._outboxes.values() if o.task is not None]
+        if drains:
+            await asyncio.wait(drains, timeout=STOP_SECONDS)
+        with contextlib.suppress(Exception):
+            await self.fanout.unsubscribe(self.channel, self.on_message)
+
+    async def _renew(self) -> None:
+        await self.redis.set(self.alive_key, b"1", px=int(ALIVE_FOR_SECONDS * 1000))
+
+    async def _watch_peers(self) -> None:
+        """Renew this instance's key; end the sockets whose other side died."""
+        while True:
+            await asyncio.sleep(ALIVE_EVERY_SECONDS)
+            try:
+                await self._renew()
+                peers = sorted(
+                    {e.home for e in self.edges.values()} | {h.edge for h in self.homes.values()}
+                )
+                if peers:
+                    found = await asyncio.gather(
+                        *(self.alive(peer) for peer in peers), return_exceptions=True
+                    )
+                    for peer, alive in zip(peers, found, strict=True):
+                        if alive is False:
+                            log.warning("relay: instance %s is gone; its sockets end", peer)
+                            self.peer_lost(peer, CLOSE_SERVICE_RESTART)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("relay: could not renew or check instances (%s)", exc)
+
+    async def alive(self, instance: str) -> bool:
+        return bool(await self.redis.exists(keys.instance_alive_key(self.namespace, instance)))
+
+    def peer_lost(self, instance: str, code: int) -> None:
+        """End every socket relayed to or from ``instance``."""
+        for edge in [e for e in self.edges.values() if e.home == instance]:
+            edge.close = (code, "")
+            edge.conn.end()
+        for home in [h for h in self.homes.values() if h.edge == instance]:
+            home.left(1006)
+
+    # -- which instance serves a table ---------------------------------------------------
+
+    async def home_of(self, table_id: str) -> str | None:
+        """The instance a new socket of ``table_id`` is relayed to, or None: this one."""
+        key = keys.sockets_key(table_id)
+        dead = ""
+        for _ in range(2):
+            now = time.time() * 1000
+            raw = await self._claim(
+                keys=[key],
+                args=[
+                    self.instance,
+                    int(now),
+                    int(now + self.lease_ms),
+                    int(self.lease_ms * 2),
+                    dead,
+                ],
+            )
+            home = raw.decode() if isinstance(raw, bytes) else str(raw)
+            if home == self.instance:
+                return None
+            if await self.alive(home):
+                return home
+            dead = home  # its lease has not run out yet, but it no longer renews its key
+        return None
+
+    async def release(self, table_id: str) -> None:
+        """This instance no longer serves ``table_id``'s sockets."""
+        await self._release(keys=[keys.sockets_key(table_id)], args=[self.instance])
+
+    # -- the edge ------------------------------------------------------------------------
+
+    async def serve_edge(self, ws: WebSocket, table_id: str, home: str, address: str) -> None:
+        """Pass an accepted socket's frames to ``home`` and back until either side ends."""
+        sid = secrets.token_hex(8).encode()
+        conn = Connection(ws.send_text, "relay:" + sid.decode(), None, wire=wire_of(ws))
+        conn.start()
+        edge = _Edge(sid, home, conn)
+        self.edges[sid] = edge
+        headers = [
+            [k.decode("latin-1"), v.decode("latin-1")]
+            for k, v in ws.scope.get("headers", [])
+            if not k.lower().startswith(b"x-forwarded") and k.lower() != b"forwarded"
+        ]
+        opened = {
+            "edge": self.instance,
+            "table": table_id,
+            "path": ws.scope.get("path", ""),
+            "query": bytes(ws.scope.get("query_string", b"")).decode("latin-1"),
+            "headers": headers,
+            "client": address,
+        }
+        outbox = self.to(home)
+        outbox.put(record(OPEN, sid, orjson.dumps(opened)))
+        task = asyncio.current_task()
+        assert task is not None
+        reading = False
+
+        def interrupt() -> None:
+            if reading:
+                task.cancel()
+
+        conn.on_close = interrupt
+        code = 1000
+        limit = self.max_message_bytes + 1  # enough for the home to refuse it as too large
+        try:
+            while not conn.closed.is_set():
+                reading = True
+                try:
+                    msg = await ws.receive()
+                except asyncio.CancelledError:
+                    if conn.closed.is_set():
+                        task.uncancel()
+                        break
+                    raise
+                finally:
+                    reading = False
+                if msg["type"] == "websocket.disconnect":
+                    code = int(msg.get("code") or 1000)
+                    break
+                text = msg.get("text")
+                if text is not None:
+                    outbox.put(record(TEXT, sid, str(text).encode()[:limit]))
+                else:
+                    outbox.put(record(BYTES, sid, bytes(msg.get("bytes") or b"")[:limit]))
+        finally:
+            conn.on_close = None
+            self.edges.pop(sid, None)
+            if edge.close is None:
+                self.to(home).put(record(GONE, sid, _CODE.pack(code)))
+            await conn.stop()
+            close = edge.close or ((4408, "") if conn.too_slow else None)
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    await ws.close(close[0], close[1] or None)
+
+    # -- the home ------------------------------------------------------------------------
+
+    def _open_home(self, sid: bytes, payload: bytes) -> None:
+        info = orjson.loads(payload)
+        edge, table_id = str(info["edge"]), str(info["table"])
+        home = _Home(self, sid, edge)
+        if self.stopping or self.handler is None or self.app is None:
+            home.close(CLOSE_SERVICE_RESTART)  # the page reconnects, elsewhere
+            return
+        path = str(info["path"])
+        scope: dict[str, Any] = {
+            "type": "websocket",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "scheme": "ws",
+            "path": path,
+            "raw_path": path.encode(),
+            "root_path": "",
+            "query_string": str(info["query"]).encode("latin-1"),
+            "headers": [
+                (str(k).encode("latin-1"), str(v).encode("latin-1")) for k, v in info["headers"]
+            ],
+            "client": (str(info["client"]), 0),
+            "server": None,
+            "subprotocols": [],
+            "state": {},
+            "extensions": {},
+            "app": self.app,
+            "path_params": {"table_id": table_id},
+        }
+        ws = WebSocket(scope, home.receive, home.send)
+        self.homes[sid] = home
+        home.task = asyncio.create_task(self._serve_home(home, ws, table_id), name="relayed")
+
+    async def _serve_home(self, home: _Home, ws: WebSocket, table_id: str) -> None:
+        assert self.handler is not None
+        try:
+            await self.handler(ws, table_id)
+        except Exception:
+            log.exception("a relayed socket of table %s failed", table_id)
+        finally:
+            self.homes.pop(home.sid, None)
+            home.close(1000)
+
+    # -- messages ------------------------------------------------------------------------
+
+    def to(self, instance: str) -> _Outbox:
+        outbox = self._outboxes.get(instance)
+        if outbox is None:
+            outbox = self._outboxes[instance] = _Outbox(self, instance)
+        return outbox
+
+    async def publish(self, channel: str, data: bytes) -> None:
+        if self.fast is not None:
+            await self.fast.call_at(channel, "SPUBLISH", channel, data)
+        else:
+            await self.redis.spublish(channel, data)
+
+    def on_message(self, _channel: str, data: bytes) -> None:
+        try:
+            for kind, sid, payload in records(data):
+                if kind == TEXT:
+                    edge = self.edges.get(sid)
+                    if edge is not None:
+                        edge.conn.send(payload)
+                        continue
+                    home = self.homes.get(sid)
+                    if home is not None and not home.ended:
+                        self._to_home(home, {"type": "websocket.receive", "text": payload.decode()})
+                elif kind == BYTES:
+                    home = self.homes.get(sid)
+                    if home is not None and not home.ended:
+                        self._to_home(home, {"type": "websocket.receive", "bytes": payload})
+                elif kind == OPEN:
+                    self._open_home(sid, payload)
+                elif kind == GONE:
+                    home = self.homes.get(sid)
+                    if home is not None:
+                        home.left(_CODE.unpack_from(payload)[0] if len(payload) >= 2 else 1006)
+                elif kind == CLOSE:
+                    edge = self.edges.get(sid)
+                    if edge is not None:
+                        code = _CODE.unpack_from(payload)[0] if len(payload) >= 2 else 1000
+                        edge.close = (code, payload[2:].decode(errors="replace"))
+                        edge.conn.end()
+        except Exception:
+            log.exception("relay: a bad message (%d bytes)", len(data))
+
+    def _to_home(self, home: _Home, message: Message) -> None:
+        try:
+            home.inbox.put_nowait(message)
+        except asyncio.QueueFull:
+            # The client sends faster than the endpoint reads (it rate-limits and closes
+            # such a socket itself; this bounds what waits meanwhile).
+            home.close(CLOSE_POLICY, "policy")
+            home.left(CLOSE_POLICY)
