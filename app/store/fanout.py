@@ -28,12 +28,19 @@ Three backends, one surface:
   (SUNSUBSCRIBE when its slot moved away); then the ``on_reconnect`` callbacks run, since
   messages published meanwhile are lost.
 - The in-process stand-in (fakeredis): redis-py's PubSub (fakeredis speaks SSUBSCRIBE too).
+
+``subscribe`` returns once Redis has confirmed the channel (app.store.subscriber's
+``Confirmations``; on redis-py's PubSub, the confirmation it reads): a message published
+after it returns is delivered, so a listener that subscribes and then reads the state misses
+no change. The wait is bounded; when the connection fails meanwhile, the channel is joined
+again with the others and the ``on_reconnect`` callbacks run, as after any loss.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import zlib
 from collections.abc import Callable
@@ -44,9 +51,13 @@ from redis.crc import key_slot
 
 from app.stopping import STOP_SECONDS, cancel_until_done
 from app.store.pipelined import PipelinedRedis
-from app.store.subscriber import Handler, Subscriber, ssl_context
+from app.store.subscriber import Confirmations, Handler, Subscriber, ssl_context
 
 log = logging.getLogger(__name__)
+
+# How long a SUBSCRIBE may go unconfirmed (a cluster connection's connect timeout; one
+# Redis's is its client's): longer, the connection is taken for broken.
+CONFIRM_SECONDS = 5.0
 
 
 def is_shard_channel(channel: str) -> bool:
@@ -73,9 +84,13 @@ class Fanout:
         self._home = home_channel
         self._handlers: dict[str, list[Handler]] = {}
         self._lock = asyncio.Lock()
+        # The channels whose SUBSCRIBE is not confirmed yet: their next subscribers wait too.
+        self._joining: dict[str, asyncio.Future[bool]] = {}
+        self._confirm_seconds = direct.connect_timeout if direct is not None else CONFIRM_SECONDS
         # redis-py backend
         self._pubsub: aioredis.client.PubSub | None = None
         self._task: asyncio.Task[None] | None = None
+        self._confirmations = Confirmations()  # what its listener has not read yet
         # direct backend: the address to connect to (a PipelinedRedis only carries it)
         self._direct = direct
         self._proto: Subscriber | None = None
@@ -97,10 +112,12 @@ class Fanout:
             self._task = asyncio.create_task(self._keep_connected(), name="fanout")
             return
         assert isinstance(self._redis, aioredis.Redis)
-        self._pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        self._pubsub = self._redis.pubsub()
         # A pub/sub connection needs one channel before it can be read from.
+        joined = self._confirmations.expect(b"subscribe", self._home.encode())
         await self._pubsub.subscribe(self._home)
         self._task = asyncio.create_task(self._listen(), name="fanout")
+        await self._confirmed(self._home, joined, None)
 
     async def stop(self) -> None:
         self._stopping = True
@@ -131,11 +148,48 @@ class Fanout:
                 log.exception("pub/sub reconnect callback failed")
 
     async def subscribe(self, channel: str, handler: Handler) -> None:
+        """Call ``handler`` with each message of ``channel``, from one published once this
+        returns. It returns when Redis has confirmed the channel or, within
+        ``CONFIRM_SECONDS`` (one Redis: its connect timeout), when the connection failed:
+        then it is joined again with the others and the ``on_reconnect`` callbacks run."""
         async with self._lock:
             handlers = self._handlers.setdefault(channel, [])
             handlers.append(handler)
             if len(handlers) == 1:
-                await self._follow(channel, True)
+                joined = await self._join(channel)
+                if joined is not None:
+                    self._joining[channel] = joined
+                    joined.add_done_callback(functools.partial(self._joined, channel))
+            joined = self._joining.get(channel)
+            link = self._proto
+        # Waited for outside the lock: the reconnect and repair paths take it, and other
+        # channels are joined meanwhile.
+        if joined is not None:
+            await self._confirmed(channel, joined, link)
+
+    def _joined(self, channel: str, joined: asyncio.Future[bool]) -> None:
+        if self._joining.get(channel) is joined:
+            del self._joining[channel]
+
+    async def _confirmed(
+        self, channel: str, joined: asyncio.Future[bool], link: Subscriber | None
+    ) -> None:
+        """Wait (bounded) until ``joined`` says Redis answered the SUBSCRIBE of ``channel``
+        (sent on ``link`` on the direct backend). Unanswered in time, the connection is taken
+        for broken: dropped on one Redis (the reconnect joins every channel again), repaired
+        on Cluster; then the on_reconnect callbacks run, for what was published meanwhile."""
+        try:
+            await asyncio.wait_for(asyncio.shield(joined), self._confirm_seconds)
+            return  # confirmed, or the connection failed: its repair is under way
+        except TimeoutError:
+            pass
+        log.warning(
+            "pub/sub: %s not confirmed within %.1f s; joining again", channel, self._confirm_seconds
+        )
+        if self._cluster is not None:
+            self._cluster.trouble(refresh=True)
+        elif link is not None and link.transport is not None:
+            link.transport.abort()  # _keep_connected connects again
 
     async def unsubscribe(self, channel: str, handler: Handler) -> None:
         async with self._lock:
@@ -146,23 +200,41 @@ class Fanout:
                 handlers.remove(handler)
             if not handlers:
                 del self._handlers[channel]
-                await self._follow(channel, False)
+                await self._leave(channel)
 
-    async def _follow(self, channel: str, join: bool) -> None:
-        """Start (``join``) or stop receiving ``channel`` on this fan-out's connection: a
-        shard channel by SSUBSCRIBE / SUNSUBSCRIBE, any other by SUBSCRIBE / UNSUBSCRIBE."""
+    async def _join(self, channel: str) -> asyncio.Future[bool] | None:
+        """Start receiving ``channel`` on this fan-out's connection: a shard channel by
+        SSUBSCRIBE, any other by SUBSCRIBE. Returns the confirmation's future (None when
+        the connection is away: the reconnect or repair joins it with the others)."""
         shard = is_shard_channel(channel)
         if self._cluster is not None:
-            (self._cluster.join if join else self._cluster.leave)(channel, shard)
+            return self._cluster.join(channel, shard)
+        if self._proto is not None:
+            return self._proto.join("SSUBSCRIBE" if shard else "SUBSCRIBE", channel)
+        if self._pubsub is not None:
+            pubsub = self._pubsub
+            joined = self._confirmations.expect(
+                b"ssubscribe" if shard else b"subscribe", channel.encode()
+            )
+            try:
+                await (pubsub.ssubscribe if shard else pubsub.subscribe)(channel)
+            except BaseException:
+                joined.set_result(False)
+                raise
+            return joined
+        return None
+
+    async def _leave(self, channel: str) -> None:
+        """Stop receiving ``channel``: SUNSUBSCRIBE or UNSUBSCRIBE (not waited for: a message
+        that still comes finds no handler)."""
+        shard = is_shard_channel(channel)
+        if self._cluster is not None:
+            self._cluster.leave(channel, shard)
         elif self._proto is not None:
-            verb = "SUBSCRIBE" if join else "UNSUBSCRIBE"
-            self._proto.command(f"S{verb}" if shard else verb, channel)
+            self._proto.command("SUNSUBSCRIBE" if shard else "UNSUBSCRIBE", channel)
         elif self._pubsub is not None:
             pubsub = self._pubsub
-            if join:
-                await (pubsub.ssubscribe if shard else pubsub.subscribe)(channel)
-            else:
-                await (pubsub.sunsubscribe if shard else pubsub.unsubscribe)(channel)
+            await (pubsub.sunsubscribe if shard else pubsub.unsubscribe)(channel)
 
     def _dispatch(self, channel: str, data: bytes) -> None:
         for handler in list(self._handlers.get(channel, ())):
@@ -174,6 +246,8 @@ class Fanout:
     # -- direct backend ----------------------------------------------------------------------
 
     async def _connect(self) -> None:
+        """Connect and join every channel; return once Redis confirmed them (the
+        on_reconnect callbacks that follow read the state after that)."""
         direct = self._direct
         assert direct is not None
         loop = asyncio.get_running_loop()
@@ -181,15 +255,23 @@ class Fanout:
             loop.create_connection(lambda: Subscriber(self._dispatch), direct.host, direct.port),
             direct.connect_timeout,
         )
-        if direct.password is not None:
-            if direct.username:
-                proto.command("AUTH", direct.username, direct.password)
-            else:
-                proto.command("AUTH", direct.password)
-        shard = [c for c in self._handlers if is_shard_channel(c)]
-        proto.command("SUBSCRIBE", self._home, *(c for c in self._handlers if c not in shard))
-        if shard:  # one Redis takes channels of any slots in one SSUBSCRIBE
-            proto.command("SSUBSCRIBE", *shard)
+        try:
+            if direct.password is not None:
+                if direct.username:
+                    proto.command("AUTH", direct.username, direct.password)
+                else:
+                    proto.command("AUTH", direct.password)
+            shard = [c for c in self._handlers if is_shard_channel(c)]
+            plain = [c for c in self._handlers if c not in shard]
+            joined = [proto.join("SUBSCRIBE", self._home, *plain)]
+            if shard:  # one Redis takes channels of any slots in one SSUBSCRIBE
+                joined.append(proto.join("SSUBSCRIBE", *shard))
+            confirmed = await asyncio.wait_for(asyncio.gather(*joined), direct.connect_timeout)
+            if not all(confirmed):
+                raise ConnectionError("Redis refused the channels or closed the connection")
+        except BaseException:
+            proto.retire()
+            raise
         self._proto = proto
 
     async def _keep_connected(self) -> None:
@@ -230,7 +312,15 @@ class Fanout:
                 log.exception("pub/sub read failed; retrying")
                 await asyncio.sleep(0.5)
                 continue
-            if msg is None or msg.get("type") not in ("message", "smessage"):
+            kind = msg.get("type") if msg is not None else None
+            if kind == "subscribe" or kind == "ssubscribe":
+                assert msg is not None
+                raw_channel = msg["channel"]
+                if not isinstance(raw_channel, bytes):
+                    raw_channel = str(raw_channel).encode()
+                self._confirmations.confirm(kind.encode(), raw_channel)
+                continue
+            if msg is None or kind not in ("message", "smessage"):
                 continue
             raw_channel = msg["channel"]
             channel = raw_channel.decode() if isinstance(raw_channel, bytes) else str(raw_channel)
@@ -289,25 +379,26 @@ class _ClusterLinks:
 
     # -- what the fanout asks (under its lock) ------------------------------------------------
 
-    def join(self, channel: str, shard: bool) -> None:
+    def join(self, channel: str, shard: bool) -> asyncio.Future[bool] | None:
+        """Join ``channel`` where it lives: the confirmation's future, or None when that
+        connection is away (the repair joins it, then the on_reconnect callbacks run)."""
         if not shard:
             link = self.links.get(self.global_node or "")
             if link is not None and link.alive and link.globals_joined:
-                link.command("SUBSCRIBE", channel)
-            else:
-                self.trouble()
-            return
+                return link.join("SUBSCRIBE", channel)
+            self.trouble()
+            return None
         try:
             name = self._owner(channel)
         except Exception:
             self.trouble(refresh=True)
-            return
+            return None
         link = self.links.get(name)
         if link is None or not link.alive:
             self.trouble()
-            return
-        link.command("SSUBSCRIBE", channel)
+            return None
         self.joined[channel] = name
+        return link.join("SSUBSCRIBE", channel)
 
     def leave(self, channel: str, shard: bool) -> None:
         if not shard:
@@ -363,6 +454,8 @@ class _ClusterLinks:
         return name
 
     async def reconcile(self) -> None:
+        """Join every channel where it lives now; return once the masters confirmed what
+        was sent (or refused it, or were lost: another repair is then wanted already)."""
         manager = self.cluster.nodes_manager
         if self.refresh:
             self.refresh = False
@@ -384,6 +477,7 @@ class _ClusterLinks:
             names = sorted(masters)
             global_node = names[zlib.crc32(self.fanout._home.encode()) % len(names)]
         needed = {*want, global_node}
+        confirmations: list[asyncio.Future[bool]] = []
         for name in sorted({*masters, *needed}):
             link = self.links.get(name)
             if link is not None and link.alive:
@@ -408,7 +502,7 @@ class _ClusterLinks:
                 old.command("UNSUBSCRIBE")
                 old.globals_joined = False
             globals_ = [c for c in self.fanout._handlers if not is_shard_channel(c)]
-            link.command("SUBSCRIBE", self.fanout._home, *globals_)
+            confirmations.append(link.join("SUBSCRIBE", self.fanout._home, *globals_))
             link.globals_joined = True
             self.global_node = global_node
         # The shard channels, one SSUBSCRIBE per slot (a node refuses one across slots).
@@ -424,7 +518,7 @@ class _ClusterLinks:
                     old.leave_shard(channel)
                 by_slot.setdefault(key_slot(channel.encode()), []).append(channel)
             for group in by_slot.values():
-                link.command("SSUBSCRIBE", *group)
+                confirmations.append(link.join("SSUBSCRIBE", *group))
                 for channel in group:
                     self.joined[channel] = name
         # Connections to nodes that are no longer masters (a demoted master, a removed node).
@@ -432,6 +526,8 @@ class _ClusterLinks:
             if name not in masters and name not in needed:
                 del self.links[name]
                 link.retire()
+        if confirmations:
+            await asyncio.wait_for(asyncio.gather(*confirmations), CONFIRM_SECONDS)
 
     async def _open(self, host: str, port: int, name: str) -> Subscriber:
         settings = self.cluster.nodes_manager.connection_kwargs

@@ -23,6 +23,7 @@ from redis.crc import key_slot
 from app.store import Fanout, keys, make_redis
 from tests.conftest import cluster_redis_url
 from tests.store.local_cluster import LocalCluster
+from tests.store.test_fanout import keep_busy
 
 pytestmark = pytest.mark.asyncio
 
@@ -287,3 +288,51 @@ async def test_a_master_that_hangs_is_dropped_and_its_channels_follow(
         assert took < 15, took
     finally:
         private_cluster.resume(old)
+
+
+async def test_a_message_published_once_subscribe_returned_arrives(namespace: str) -> None:
+    """``subscribe`` returns once the master confirmed the channel: a message published
+    right after it is delivered (a hub subscribes, then reads its table). Many subscribers at
+    once while every master is busy (tests/store/test_fanout.py's test on one Redis): table
+    channels on every master, global channels published on any node."""
+    listener = Listener(cluster_redis_url(), namespace)
+    await listener.fanout.start()
+    try:
+        redis: RedisCluster = listener.redis
+        # A key on each master, to keep it busy.
+        on: dict[int, str] = {}
+        i = 0
+        while len(on) < len(redis.get_primaries()):
+            on.setdefault(owner_port(redis, f"{{b{i}}}"), f"{{b{i}}}")
+            i += 1
+        sent: list[tuple[str, bytes]] = []
+        reached: list[int] = []
+        for burst in range(3):
+            pad = "x" * 60
+            channels = [
+                keys.channel(f"{uuid.uuid4().hex}{pad}")
+                if i % 2
+                else f"{namespace}:{pad}:{burst}:{i}"
+                for i in range(900)
+            ]
+            busy = [asyncio.create_task(keep_busy(redis, key)) for key in on.values()]
+            await asyncio.sleep(0.05)  # the masters are inside the script
+            await asyncio.gather(*(listener.fanout.subscribe(c, listener.record) for c in channels))
+            # The last ones first: the furthest back in the sockets when the masters were busy.
+            for i in reversed(range(len(channels) - 30, len(channels))):
+                channel, data = channels[i], b"m%d" % i
+                if channel.startswith("{"):
+                    reached.append(await redis.spublish(channel, data))
+                else:
+                    await redis.publish(channel, data)  # counts that node's subscribers only
+                sent.append((channel, data))
+            await asyncio.gather(*busy)
+        for _ in range(300):
+            if len(listener.got) >= len(sent):
+                break
+            await asyncio.sleep(0.01)
+        assert len(listener.got) == len(sent), f"{len(sent) - len(listener.got)} lost"
+        assert sorted(listener.got) == sorted(sent)
+        assert reached == [1] * len(reached)  # each one found its subscriber
+    finally:
+        await listener.aclose()
