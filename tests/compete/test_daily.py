@@ -24,11 +24,10 @@ from app.settings import Settings
 from app.tables.computer import ComputerPlayers
 from tests.tables.test_service import Clock, make_service
 
-pytestmark = pytest.mark.asyncio
-
 DAY = date(2026, 11, 27)
 
 
+@pytest.mark.asyncio
 async def test_a_queued_par_is_computed_once(
     redis_client: aioredis.Redis, namespace: str, database: Database
 ) -> None:
@@ -51,6 +50,7 @@ async def test_a_queued_par_is_computed_once(
     tables.computer.close()
 
 
+@pytest.mark.asyncio
 async def test_a_deal_page_shows_only_a_played_deal(
     redis_client: aioredis.Redis, namespace: str, database: Database
 ) -> None:
@@ -90,6 +90,7 @@ async def test_a_deal_page_shows_only_a_played_deal(
     tables.computer.close()
 
 
+@pytest.mark.asyncio
 async def test_the_background_loop_says_an_outage_once(
     redis_client: aioredis.Redis, namespace: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

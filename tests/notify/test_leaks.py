@@ -18,8 +18,6 @@ from app.notify.service import KINDS, Notice
 from bench.push_service import PushService
 from tests.notify.conftest import Inbox, Site
 
-pytestmark = pytest.mark.asyncio
-
 # What a careless producer might pass along: cards, a seed, a private table's code.
 SECRETS = {"hand": ["QS", "AH", "2C"], "seed": 918273645, "invite": "PRIVATEcode42", "cards": "KS"}
 
@@ -33,6 +31,7 @@ def test_payload_keeps_only_public_words(kind: str) -> None:
     assert set(json.loads(text)) == {"kind", "title", "body", "url", "tag", "at"}
 
 
+@pytest.mark.asyncio
 async def test_friend_request_and_invitation_reach_the_friend_without_the_code(
     site_factory: Any, push_service: PushService, smtp: tuple[Inbox, int]
 ) -> None:
@@ -92,6 +91,7 @@ async def test_friend_request_and_invitation_reach_the_friend_without_the_code(
         assert "invite=" not in text
 
 
+@pytest.mark.asyncio
 async def test_a_clubs_new_event_reaches_its_members_without_its_seed(
     site_factory: Any, push_service: PushService, smtp: tuple[Inbox, int]
 ) -> None:

@@ -37,8 +37,6 @@ from tests.realtime.harness import (
 )
 from tests.realtime.test_instances import server_env
 
-pytestmark = pytest.mark.asyncio
-
 LEASE_SECONDS = 60
 SERVICE_RESTART = 1012
 
@@ -153,6 +151,7 @@ async def logged(path: Path, text: str, timeout: float = 20) -> None:
         await asyncio.sleep(0.05)
 
 
+@pytest.mark.asyncio
 async def test_sigterm_sends_players_and_due_work_to_the_other_instance(
     tmp_path: Path, namespace: str
 ) -> None:

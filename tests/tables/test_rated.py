@@ -12,8 +12,6 @@ from app.tables.rated import MAX_BAN_MS, RatedBanned, ban_until
 from tests.tables.test_records import play
 from tests.tables.test_service import ALICE, BOB, CAROL, Clock, drive_bots, make_service
 
-pytestmark = pytest.mark.asyncio
-
 HOME, OFFICE = "203.0.113.7", "198.51.100.9"
 
 
@@ -28,6 +26,7 @@ async def refused(code: str, call: object) -> TableError:
     return err.value
 
 
+@pytest.mark.asyncio
 async def test_the_rated_option_is_checked_and_shown(
     redis_client: aioredis.Redis, namespace: str
 ) -> None:
@@ -40,6 +39,7 @@ async def test_the_rated_option_is_checked_and_shown(
     assert casual.public_json()["rated"] is False
 
 
+@pytest.mark.asyncio
 async def test_the_gate_refuses_before_anything_changes(
     redis_client: aioredis.Redis, namespace: str
 ) -> None:
@@ -64,6 +64,7 @@ async def test_the_gate_refuses_before_anything_changes(
     assert asked == [BOB.player_id, BOB.player_id, CAROL.player_id]
 
 
+@pytest.mark.asyncio
 async def test_a_leaver_is_recorded_as_leaving_and_banned_after_repeated_abandons(
     redis_client: aioredis.Redis, namespace: str
 ) -> None:
@@ -117,6 +118,7 @@ async def test_a_leaver_is_recorded_as_leaving_and_banned_after_repeated_abandon
     assert second != first
 
 
+@pytest.mark.asyncio
 async def test_leaving_a_casual_game_or_a_rated_table_before_its_game_costs_nothing(
     redis_client: aioredis.Redis, namespace: str
 ) -> None:
@@ -148,6 +150,7 @@ def test_the_ban_grows_with_each_abandon_and_is_capped() -> None:
     assert ban_until([0.0, 1.0], Settings(rated_ban_minutes=0)) is None
 
 
+@pytest.mark.asyncio
 async def test_shared_address_is_told_and_kept_apart_at_public_rated_tables(
     redis_client: aioredis.Redis, namespace: str
 ) -> None:
@@ -171,6 +174,7 @@ async def test_shared_address_is_told_and_kept_apart_at_public_rated_tables(
     assert (await service.read(private.id))[0].public_json()["shared_address"] == [[0, 1]]
 
 
+@pytest.mark.asyncio
 async def test_a_rated_table_refuses_hints(redis_client: aioredis.Redis, namespace: str) -> None:
     from app.tables.rated import refuse_hints
 
@@ -183,6 +187,7 @@ async def test_a_rated_table_refuses_hints(redis_client: aioredis.Redis, namespa
     assert table.rated
 
 
+@pytest.mark.asyncio
 async def test_a_rated_game_played_out_is_rated_for_its_players(
     redis_client: aioredis.Redis, namespace: str
 ) -> None:
