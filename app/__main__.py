@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from types import FrameType
 
 
 def tune_gc() -> None:
@@ -44,7 +45,17 @@ def main() -> None:
     print(f"Hearts Online on http://{settings.host}:{settings.port}  [{mode}]", file=sys.stderr)
     app = create_app(settings)
     tune_gc()
-    uvicorn.run(
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            # Before uvicorn closes the sockets (1012): this instance says it is going, so
+            # the pages it sends away are not relayed back to it (app.main's ``going``).
+            going = getattr(app.state, "going", None)
+            if going is not None:
+                going()
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
@@ -62,6 +73,7 @@ def main() -> None:
         proxy_headers=bool(settings.trusted_proxies.strip()),
         forwarded_allow_ips=settings.trusted_proxies.strip() or None,
     )
+    Server(config).run()
 
 
 if __name__ == "__main__":

@@ -92,6 +92,15 @@ def create_app(
         app.state.services = services
         if services.relay is not None:
             services.relay.app = app
+
+        def going() -> None:
+            # SIGTERM, before the server closes the sockets: new ones are sent away (1012),
+            # and no other instance relays to this one meanwhile (app/realtime/relay.py).
+            services.hubs.closing = True
+            if services.relay is not None:
+                services.relay.going()
+
+        app.state.going = going
         # app.api.deps reads these names (docs/persistence.md).
         app.state.database = services.database
         app.state.redis = services.redis

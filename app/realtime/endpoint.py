@@ -284,6 +284,10 @@ async def _table_socket(ws: WebSocket, table_id: str, relayed: bool) -> None:
         if at_table is not None and services.friends is not None:
             services.friends.table_closed(at_table, table_id)
         await hubs.leave(table_id, conn)
+        if relay is not None and table_id not in hubs.tables:
+            # Its last socket here closed: the next one, wherever it lands, names a home.
+            with contextlib.suppress(Exception):
+                await relay.release(table_id)
         await conn.stop()
         if attached:
             with contextlib.suppress(Exception):

@@ -62,9 +62,10 @@ _CODE = struct.Struct("!H")
 ALIVE_EVERY_SECONDS = 2.0  # an instance renews its key this often...
 ALIVE_FOR_SECONDS = 7.0  # ...for this long: a dead instance is noticed within 7-9 s
 HOME_QUEUE = 1024  # client frames waiting at the home before the socket is dropped
+RETRY_SECONDS = 30.0  # a message that cannot be published is tried again this long
+REPLAY_MESSAGES = 8  # client messages an edge keeps until the home's first answer
 
 CLOSE_SERVICE_RESTART = 1012  # RFC 6455: the page reconnects at once
-CLOSE_TRY_AGAIN = 1013
 CLOSE_POLICY = 4008
 
 # KEYS: 1 the table's socket hash. ARGV: 1 this instance, 2 now (ms), 3 this instance's lease
@@ -138,13 +139,30 @@ class _Outbox:
         try:
             while self.parts:
                 parts, self.parts = self.parts, []
-                try:
-                    await self.relay.publish(self.channel, b"".join(parts))
-                except Exception as exc:
-                    log.warning("relay to %s failed (%s): its sockets end", self.instance, exc)
-                    self.relay.peer_lost(self.instance, CLOSE_TRY_AGAIN)
+                await self._publish(b"".join(parts))
         finally:
             self.task = None
+
+    async def _publish(self, data: bytes) -> None:
+        """Publish ``data``; on a failure, end the sockets it concerned (their close goes in
+        the next message) and try again, for a while: a failover or a restart is over
+        within seconds, and the other side must hear of the close."""
+        delay, failed_at = 0.05, 0.0
+        while True:
+            try:
+                await self.relay.publish(self.channel, data)
+                return
+            except Exception as exc:
+                now = time.monotonic()
+                if not failed_at:
+                    failed_at = now
+                    log.warning("relay to %s failed (%s): its sockets end", self.instance, exc)
+                    self.relay.peer_lost(self.instance, CLOSE_SERVICE_RESTART)
+                elif now - failed_at > RETRY_SECONDS:
+                    log.warning("relay to %s: gave up after %.0f s", self.instance, now - failed_at)
+                    return
+            await asyncio.sleep(delay)
+            delay = min(1.0, delay * 2)
 
 
 class _Edge:
@@ -155,6 +173,10 @@ class _Edge:
         self.home = home
         self.conn = conn
         self.close: tuple[int, str] | None = None  # the home closed it: with this
+        # The client's messages until the home's first answer (None after it): read again
+        # here if the home turns the socket away unanswered (``refused``).
+        self.sent: list[Message] | None = []
+        self.refused = False
 
 
 class _Home:
@@ -245,6 +267,7 @@ class Relay:
         self.handler: TableHandler | None = None
         self.app: Any = None
         self._watch: asyncio.Task[None] | None = None
+        self._going: asyncio.Task[None] | None = None
         self.stopping = False
 
     # -- life ----------------------------------------------------------------------------
@@ -252,7 +275,24 @@ class Relay:
     async def start(self) -> None:
         await self._renew()
         await self.fanout.subscribe(self.channel, self.on_message)
+        self.fanout.on_reconnect(self.messages_lost)
         self._watch = asyncio.create_task(self._watch_peers(), name="relay-watch")
+
+    def going(self) -> None:
+        """This instance is stopping (SIGTERM): it takes no relayed socket from now on, and
+        says so at once (its key deleted), so the pages it sends away land elsewhere."""
+        if self.stopping:
+            return
+        self.stopping = True
+        # Called from a signal handler: scheduled thread-safely, which wakes the loop.
+        loop = asyncio.get_running_loop()
+        loop.call_soon_threadsafe(
+            lambda: setattr(self, "_going", loop.create_task(self._say_gone()))
+        )
+
+    async def _say_gone(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.redis.delete(self.alive_key)
 
     async def stop(self) -> None:
         """Say this instance is gone, close the sockets relayed here (1012: their pages
@@ -307,12 +347,22 @@ class Relay:
     async def alive(self, instance: str) -> bool:
         return bool(await self.redis.exists(keys.instance_alive_key(self.namespace, instance)))
 
+    def messages_lost(self) -> None:
+        """This instance's pub/sub connection came back (Redis restarted, a failover): what
+        was relayed to it meanwhile is lost, so every relayed socket here ends with 1012 and
+        its page comes back at once, resynced from the version it last saw."""
+        for instance in {e.home for e in self.edges.values()} | {
+            h.edge for h in self.homes.values()
+        }:
+            self.peer_lost(instance, CLOSE_SERVICE_RESTART)
+
     def peer_lost(self, instance: str, code: int) -> None:
         """End every socket relayed to or from ``instance``."""
         for edge in [e for e in self.edges.values() if e.home == instance]:
             edge.close = (code, "")
             edge.conn.end()
         for home in [h for h in self.homes.values() if h.edge == instance]:
+            home.close(code)  # if its edge still lives, it closes the client's socket
             home.left(1006)
 
     # -- which instance serves a table ---------------------------------------------------
@@ -395,9 +445,14 @@ class Relay:
                 if msg["type"] == "websocket.disconnect":
                     code = int(msg.get("code") or 1000)
                     break
+                if edge.sent is not None:
+                    if len(edge.sent) < REPLAY_MESSAGES:
+                        edge.sent.append(msg)
+                    else:
+                        edge.sent = None
                 text = msg.get("text")
                 if text is not None:
-                    outbox.put(record(TEXT, sid, str(text).encode()[:limit]))
+                    outbox.put(record(TEXT, sid, str(text)[:limit].encode()))
                 else:
                     outbox.put(record(BYTES, sid, bytes(msg.get("bytes") or b"")[:limit]))
         finally:
@@ -407,9 +462,42 @@ class Relay:
                 self.to(home).put(record(GONE, sid, _CODE.pack(code)))
             await conn.stop()
             close = edge.close or ((4408, "") if conn.too_slow else None)
-            if close is not None:
+            if close is not None and not edge.refused:
                 with contextlib.suppress(Exception):
                     await ws.close(close[0], close[1] or None)
+        if edge.refused:
+            await self._serve_here(ws, table_id, home, edge.sent or [])
+
+    async def _serve_here(
+        self, ws: WebSocket, table_id: str, home: str, sent: list[Message]
+    ) -> None:
+        """The home turned the socket away before answering it (it is stopping): this
+        instance names itself the table's home and serves the socket, the client's first
+        messages read again (it never learns it was relayed)."""
+        assert self.handler is not None
+        with contextlib.suppress(Exception):
+            now = time.time() * 1000
+            await self._claim(
+                keys=[keys.sockets_key(table_id)],
+                args=[
+                    self.instance,
+                    int(now),
+                    int(now + self.lease_ms),
+                    int(self.lease_ms * 2),
+                    home,
+                ],
+            )
+        first: list[Message] = [{"type": "websocket.connect"}, *sent]
+        receive, send = ws._receive, ws._send
+
+        async def again() -> Message:
+            return first.pop(0) if first else await receive()
+
+        async def accepted(message: Message) -> None:
+            if message["type"] != "websocket.accept":  # it was, by the relay
+                await send(message)
+
+        await self.handler(WebSocket(ws.scope, again, accepted), table_id)
 
     # -- the home ------------------------------------------------------------------------
 
@@ -475,11 +563,13 @@ class Relay:
                 if kind == TEXT:
                     edge = self.edges.get(sid)
                     if edge is not None:
+                        edge.sent = None  # the home answered: it serves this socket
                         edge.conn.send(payload)
                         continue
                     home = self.homes.get(sid)
                     if home is not None and not home.ended:
-                        self._to_home(home, {"type": "websocket.receive", "text": payload.decode()})
+                        text = payload.decode(errors="replace")
+                        self._to_home(home, {"type": "websocket.receive", "text": text})
                 elif kind == BYTES:
                     home = self.homes.get(sid)
                     if home is not None and not home.ended:
@@ -495,6 +585,8 @@ class Relay:
                     if edge is not None:
                         code = _CODE.unpack_from(payload)[0] if len(payload) >= 2 else 1000
                         edge.close = (code, payload[2:].decode(errors="replace"))
+                        # Turned away unanswered (the home is stopping): served here instead.
+                        edge.refused = code == CLOSE_SERVICE_RESTART and edge.sent is not None
                         edge.conn.end()
         except Exception:
             log.exception("relay: a bad message (%d bytes)", len(data))

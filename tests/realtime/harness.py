@@ -255,8 +255,21 @@ async def computers_table(address: str, token: str, level: str = "easy") -> str:
 class Client:
     """One WebSocket on one table, recording every message it receives."""
 
-    def __init__(self, address: str, table_id: str, token: str | None, name: str = "") -> None:
+    def __init__(
+        self,
+        address: str,
+        table_id: str,
+        token: str | None,
+        name: str = "",
+        *,
+        comes_back: bool = False,
+    ) -> None:
         self.url = f"ws://{address}/ws/tables/{table_id}"
+        # As the page does (static/js/socket.js): closed with 1012 (an instance going, or a
+        # relayed socket whose relay broke) it connects again at once, with 1013 (a service
+        # down) a moment later, with the last version it saw. ``reconnects`` counts those.
+        self.comes_back = comes_back
+        self.reconnects = 0
         self.token = token
         self.name = name
         self.messages: list[dict[str, Any]] = []
@@ -320,6 +333,14 @@ class Client:
                     return msg
             seen = len(self.messages)
             if self._reader is not None and self._reader.done():
+                if self.comes_back and self.closed_code in (1012, 1013):
+                    versions = [m["version"] for m in self.messages if "version" in m]
+                    if self.closed_code == 1013:  # "try again later": the page waits a moment
+                        await asyncio.sleep(0.5)
+                    self.closed_code = None
+                    self.reconnects += 1
+                    await self.connect(last_version=max(versions) if versions else None)
+                    continue
                 raise AssertionError(f"{self.name}: socket closed ({self.closed_code})")
             self._changed.clear()
             left = deadline - asyncio.get_running_loop().time()

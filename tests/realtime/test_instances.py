@@ -213,7 +213,18 @@ async def computers_take_over_when_an_instance_is_killed(
     os.kill(proc_a.pid, signal.SIGKILL)
     proc_a.wait(10)
     killed_at = last_version(watcher)
-    final = await watcher.wait_state(lambda m: m["table"]["status"] == "over", timeout=60)
+    try:
+        final = await watcher.wait_state(lambda m: m["table"]["status"] == "over", timeout=60)
+    except AssertionError:
+        # The watcher's socket was relayed to A, had A still been the table's home when it
+        # opened (app/realtime/relay.py): B closes it with 1012 once A's key runs out, and
+        # the page comes back, to B, which serves the table from then on.
+        assert watcher.closed_code == 1012, watcher.closed_code
+        seen = last_version(watcher)
+        await watcher.close()
+        watcher = Client(b, table_id, None, "watcher-again")
+        await watcher.connect(last_version=seen)
+        final = await watcher.wait_state(lambda m: m["table"]["status"] == "over", timeout=60)
     assert final["version"] > killed_at + 10  # B played the rest
     assert final["view"]["phase"] == "over"
     await watcher.close()

@@ -120,21 +120,25 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
         server.stop()
 
 
-async def seated_table(address: str, other: str) -> tuple[str, list[Client]]:
+async def seated_table(
+    address: str, other: str, comes_back: bool = False
+) -> tuple[str, list[Client]]:
     """A classic one-hand table with four players on sockets, started: seats 0 and 1 on the
-    instance at ``address``, 2 and 3 on ``other`` (they hear of the others' moves only through
-    pub/sub)."""
+    instance at ``address``, 2 and 3 on ``other`` (with the relay off, they hear of the
+    others' moves only through pub/sub; on, ``address`` is the table's home and ``other``
+    passes their frames on). ``comes_back``: the clients reconnect after 1012 as pages do."""
     logins = [await guest(address, f"P{i}") for i in range(4)]
     created = await create_table(
         address, logins[0][0], preset="classic", options={"end": "hands", "hands": 1}
     )
     table_id = created["table"]["id"]
     clients = [
-        Client(address if i < 2 else other, table_id, tok, f"P{i}")
+        Client(address if i < 2 else other, table_id, tok, f"P{i}", comes_back=comes_back)
         for i, (tok, _) in enumerate(logins)
     ]
     for client in clients:
         await client.connect()
+        await client.wait(lambda m: m["type"] == "welcome")
     for i, client in enumerate(clients[1:], start=1):
         assert (await client.command("sit", seat=i))["type"] == "ack"
     assert (await clients[0].command("start"))["type"] == "ack"
@@ -169,18 +173,24 @@ async def game_recorded(database_url: str, table_id: str) -> None:
 
 @contextlib.asynccontextmanager
 async def table_on_two_instances(
-    tmp_path: Path, server: RedisServer
+    tmp_path: Path, server: RedisServer, relay: bool = False
 ) -> AsyncIterator[tuple[str, str, list[Client], Settings]]:
     """Two app instances on ``server`` and a started table with its four players' sockets
-    (two on each instance), their passes made: (address, table id, clients, settings)."""
+    (two on each instance), their passes made: (address, table id, clients, settings).
+    Without ``relay`` each instance serves its own sockets, so what these tests follow is
+    the pub/sub fan-out's recovery; with it, the relayed sockets' (app/realtime/relay.py)."""
     settings = settings_for(
-        tmp_path, redis_url=server.url, redis_namespace="restart", secret_key="k" * 32
+        tmp_path,
+        redis_url=server.url,
+        redis_namespace="restart",
+        secret_key="k" * 32,
+        ws_relay=relay,
     )
     async with (
         in_process_server(settings) as address,
         in_process_server(settings.model_copy(update={"migrate_on_start": False})) as other,
     ):
-        table_id, clients = await seated_table(address, other)
+        table_id, clients = await seated_table(address, other, comes_back=relay)
         try:
             await pass_cards(clients)
             yield address, table_id, clients, settings
@@ -189,16 +199,36 @@ async def table_on_two_instances(
                 await client.close()
 
 
+@pytest.mark.parametrize("relay", [False, True], ids=["fanout", "relay"])
 async def test_tables_survive_a_redis_restart_and_play_resumes(
-    tmp_path: Path, redis_server: RedisServer
+    tmp_path: Path, redis_server: RedisServer, relay: bool
 ) -> None:
-    async with table_on_two_instances(tmp_path, redis_server) as (address, table_id, clients, s):
+    """The table survives; so do the sockets each instance serves itself. A relayed socket
+    whose relay lost messages with the restart is closed with 1012 and its page comes back,
+    resynced, at once (app/realtime/relay.py): play goes on either way."""
+    async with table_on_two_instances(tmp_path, redis_server, relay) as (
+        address,
+        table_id,
+        clients,
+        s,
+    ):
         async with httpx.AsyncClient(base_url=f"http://{address}") as http:
             before = (await http.get(f"/api/tables/{table_id}")).json()
             redis_server.stop()  # SIGTERM: Redis shuts down cleanly
             redis_server.start()  # the same append-only file
             r = await http.get(f"/api/tables/{table_id}")
             assert r.status_code == 200 and r.json() == before
+        if relay:
+            # The relayed players (seats 2 and 3) come back once the instances' pub/sub
+            # connections are back; the home's own sockets (0 and 1) stay.
+            for client in clients[2:]:
+                deadline = time.monotonic() + 20
+                while client.reconnects == 0:
+                    assert time.monotonic() < deadline, f"{client.name} was not sent back"
+                    with contextlib.suppress(AssertionError):
+                        await client.wait(lambda m: False, timeout=0.2)
+                await client.wait(lambda m: m["type"] == "welcome", start=len(client.messages) - 5)
+            assert [c.reconnects for c in clients[:2]] == [0, 0]
         applied = await play_to_end(clients, [0, 1, 2, 3], seed=3)
         assert applied  # moves went on after the restart, on the same sockets
         await game_recorded(s.database_url, table_id)
