@@ -51,9 +51,11 @@ def main() -> None:
             # Before uvicorn closes the sockets (1012): this instance says it is going, so
             # the pages it sends away are not relayed back to it (app.main's ``going``).
             going = getattr(app.state, "going", None)
-            if going is not None:
-                going()
-            super().handle_exit(sig, frame)
+            try:
+                if going is not None:
+                    going()
+            finally:
+                super().handle_exit(sig, frame)
 
     config = uvicorn.Config(
         app,

@@ -30,6 +30,7 @@ from app.store import keys
 
 if TYPE_CHECKING:
     from app.realtime.hub import Hubs
+    from app.realtime.relay import Relay
     from app.settings import Settings
     from app.store import TableStore
     from app.tables.service import TableService
@@ -44,6 +45,7 @@ class Services(Protocol):
     store: TableStore
     tables: TableService
     hubs: Hubs
+    relay: Relay | None
 
 
 log = logging.getLogger(__name__)
@@ -194,6 +196,11 @@ class Metrics:
         hubs = services.hubs
         self.sockets.labels("table").set(sum(len(h.conns) for h in hubs.tables.values()))
         self.sockets.labels("lobby").set(len(hubs.lobby.conns))
+        # Table sockets accepted here and passed on to their table's home, and those served
+        # here for another instance (counted in "table" too): app/realtime/relay.py.
+        relay = services.relay
+        self.sockets.labels("relayed_out").set(len(relay.edges) if relay is not None else 0)
+        self.sockets.labels("relayed_in").set(len(relay.homes) if relay is not None else 0)
         counts = {"waiting": 0, "playing": 0, "over": 0}
         cache = services.tables._read_cache  # the copies this instance last read or wrote
         for table_id in hubs.tables:

@@ -51,6 +51,7 @@ from app.realtime.hub import Connection
 from app.realtime.wire import wire_of
 from app.stopping import STOP_SECONDS, cancel_until_done
 from app.store import keys
+from app.store.homes import Homes
 from app.store.pipelined import PipelinedRedis
 
 log = logging.getLogger(__name__)
@@ -59,45 +60,13 @@ OPEN, TEXT, BYTES, GONE, CLOSE = b"O", b"T", b"B", b"X", b"C"
 _HEAD = struct.Struct("!c16sI")
 _CODE = struct.Struct("!H")
 
-ALIVE_EVERY_SECONDS = 2.0  # an instance renews its key this often...
-ALIVE_FOR_SECONDS = 7.0  # ...for this long: a dead instance is noticed within 7-9 s
+ALIVE_EVERY_SECONDS = 2.0  # an instance renews its alive key this often (it lives 7 s)
 HOME_QUEUE = 1024  # client frames waiting at the home before the socket is dropped
 RETRY_SECONDS = 30.0  # a message that cannot be published is tried again this long
 REPLAY_MESSAGES = 8  # client messages an edge keeps until the home's first answer
 
 CLOSE_SERVICE_RESTART = 1012  # RFC 6455: the page reconnects at once
 CLOSE_POLICY = 4008
-
-# KEYS: 1 the table's socket hash. ARGV: 1 this instance, 2 now (ms), 3 this instance's lease
-# end (ms), 4 the hash's expiry (ms), 5 an instance known dead ('' = none).
-# Returns the table's home: a live one named already, else this instance (now named).
-CLAIM = """
-local home = redis.call('HGET', KEYS[1], 'home')
-if home and home ~= ARGV[1] and home ~= ARGV[5] then
-  local lease = tonumber(redis.call('HGET', KEYS[1], 'l:' .. home) or '0')
-  if lease >= tonumber(ARGV[2]) then
-    return home
-  end
-end
-redis.call('HSET', KEYS[1], 'home', ARGV[1])
-local mine = tonumber(redis.call('HGET', KEYS[1], 'l:' .. ARGV[1]) or '0')
-if mine < tonumber(ARGV[3]) then
-  redis.call('HSET', KEYS[1], 'l:' .. ARGV[1], ARGV[3])
-end
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[4]) then
-  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
-end
-return ARGV[1]
-"""
-
-# KEYS: 1 the table's socket hash. ARGV: 1 this instance. The home is no longer named once
-# its last socket there closed.
-RELEASE = """
-if redis.call('HGET', KEYS[1], 'home') == ARGV[1] then
-  redis.call('HDEL', KEYS[1], 'home')
-end
-return 0
-"""
 
 TableHandler = Callable[[WebSocket, str], Awaitable[None]]
 
@@ -253,12 +222,9 @@ class Relay:
         self.fanout = fanout
         self.namespace = namespace
         self.instance = instance_id.replace("|", "_")  # as app.store.sockets names it
-        self.lease_ms = lease_ms
         self.max_message_bytes = max_message_bytes
         self.channel = keys.relay_channel(namespace, self.instance)
-        self.alive_key = keys.instance_alive_key(namespace, self.instance)
-        self._claim = redis.register_script(CLAIM)
-        self._release = redis.register_script(RELEASE)
+        self.homes_store = Homes(redis, namespace, self.instance, lease_ms)
         self.edges: dict[bytes, _Edge] = {}
         self.homes: dict[bytes, _Home] = {}
         self._outboxes: dict[str, _Outbox] = {}
@@ -292,7 +258,7 @@ class Relay:
 
     async def _say_gone(self) -> None:
         with contextlib.suppress(Exception):
-            await self.redis.delete(self.alive_key)
+            await self.homes_store.gone()
 
     async def stop(self) -> None:
         """Say this instance is gone, close the sockets relayed here (1012: their pages
@@ -300,7 +266,7 @@ class Relay:
         relayed from here."""
         self.stopping = True
         with contextlib.suppress(Exception):
-            await self.redis.delete(self.alive_key)
+            await self.homes_store.gone()
         if self._watch is not None:
             await cancel_until_done(self._watch, STOP_SECONDS, "the relay's watch")
         for home in list(self.homes.values()):
@@ -320,7 +286,7 @@ class Relay:
             await self.fanout.unsubscribe(self.channel, self.on_message)
 
     async def _renew(self) -> None:
-        await self.redis.set(self.alive_key, b"1", px=int(ALIVE_FOR_SECONDS * 1000))
+        await self.homes_store.renew()
 
     async def _watch_peers(self) -> None:
         """Renew this instance's key; end the sockets whose other side died."""
@@ -345,7 +311,7 @@ class Relay:
                 log.warning("relay: could not renew or check instances (%s)", exc)
 
     async def alive(self, instance: str) -> bool:
-        return bool(await self.redis.exists(keys.instance_alive_key(self.namespace, instance)))
+        return await self.homes_store.alive(instance)
 
     def messages_lost(self) -> None:
         """This instance's pub/sub connection came back (Redis restarted, a failover): what
@@ -369,31 +335,15 @@ class Relay:
 
     async def home_of(self, table_id: str) -> str | None:
         """The instance a new socket of ``table_id`` is relayed to, or None: this one."""
-        key = keys.sockets_key(table_id)
-        dead = ""
-        for _ in range(2):
-            now = time.time() * 1000
-            raw = await self._claim(
-                keys=[key],
-                args=[
-                    self.instance,
-                    int(now),
-                    int(now + self.lease_ms),
-                    int(self.lease_ms * 2),
-                    dead,
-                ],
-            )
-            home = raw.decode() if isinstance(raw, bytes) else str(raw)
-            if home == self.instance:
-                return None
-            if await self.alive(home):
-                return home
-            dead = home  # its lease has not run out yet, but it no longer renews its key
-        return None
+        home = await self.homes_store.claim(table_id)
+        if home != self.instance and not await self.alive(home):
+            # Its lease has not run out yet, but it no longer renews its key.
+            home = await self.homes_store.claim(table_id, dead=home)
+        return None if home == self.instance else home
 
     async def release(self, table_id: str) -> None:
         """This instance no longer serves ``table_id``'s sockets."""
-        await self._release(keys=[keys.sockets_key(table_id)], args=[self.instance])
+        await self.homes_store.release(table_id)
 
     # -- the edge ------------------------------------------------------------------------
 
@@ -476,17 +426,7 @@ class Relay:
         messages read again (it never learns it was relayed)."""
         assert self.handler is not None
         with contextlib.suppress(Exception):
-            now = time.time() * 1000
-            await self._claim(
-                keys=[keys.sockets_key(table_id)],
-                args=[
-                    self.instance,
-                    int(now),
-                    int(now + self.lease_ms),
-                    int(self.lease_ms * 2),
-                    home,
-                ],
-            )
+            await self.homes_store.claim(table_id, dead=home)
         first: list[Message] = [{"type": "websocket.connect"}, *sent]
         receive, send = ws._receive, ws._send
 

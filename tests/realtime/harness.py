@@ -54,10 +54,16 @@ def quick_settings(tmp_path: Any, **extra: Any) -> Settings:
 
 @contextlib.asynccontextmanager
 async def in_process_server(
-    settings: Settings, fake_server: Any = None, clock: Callable[[], float] | None = None
+    settings: Settings,
+    fake_server: Any = None,
+    clock: Callable[[], float] | None = None,
+    apps: list[Any] | None = None,
 ) -> AsyncIterator[str]:
-    """``clock`` (epoch ms): the tables' time, driven by the test."""
+    """``clock`` (epoch ms): the tables' time, driven by the test. ``apps``: the app is
+    appended to it (a test that looks at the instance's services)."""
     app = create_app(settings, fake_redis_server=fake_server, clock=clock)
+    if apps is not None:
+        apps.append(app)
     config = uvicorn.Config(
         app, host="127.0.0.1", port=0, log_level="warning", ws="websockets-sansio", lifespan="on"
     )
