@@ -540,12 +540,23 @@ def main() -> None:
         report(run_load([args.address], args.pid, args))
         return
     extra = dict(item.split("=", 1) for item in args.server_env)
+    per_move: dict[int, float] = {}  # instances -> server CPU a move (us)
     for count in args.instances:
         namespace = "bench" + uuid.uuid4().hex[:8]
         try:
             args.namespace = namespace
             with servers(count, args.redis_url, namespace, extra) as started:
-                report(run_load([a for a, _ in started], [p for _, p in started], args))
+                result = run_load([a for a, _ in started], [p for _, p in started], args)
+                report(result)
+                per_move[count] = float(result["server_cpu_us_per_move"])
+                if count > 1 and per_move.get(1):
+                    # A table's sockets spread over the instances (relayed to its home unless
+                    # HEARTS_WS_RELAY=0): what that costs against one instance, all told.
+                    print(
+                        f"server CPU a move on {count} instances / on 1:"
+                        f" {per_move[count] / per_move[1]:.2f}"
+                        f" ({per_move[count]:.0f} / {per_move[1]:.0f} us)"
+                    )
         finally:
             # The namespace's global and per-shard keys have no expiry (the tables' keys do).
             nodes = redis_nodes(args.redis_url)
