@@ -8,6 +8,7 @@ services (docs/configuration.md).
 from __future__ import annotations
 
 import gc
+import logging
 import sys
 from types import FrameType
 
@@ -54,8 +55,9 @@ def main() -> None:
             try:
                 if going is not None:
                     going()
-            finally:
-                super().handle_exit(sig, frame)
+            except Exception:  # a signal handler: nothing may escape it
+                logging.getLogger("app").exception("could not say this instance is going")
+            super().handle_exit(sig, frame)
 
     config = uvicorn.Config(
         app,

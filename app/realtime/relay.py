@@ -499,37 +499,45 @@ class Relay:
 
     def on_message(self, _channel: str, data: bytes) -> None:
         try:
-            for kind, sid, payload in records(data):
-                if kind == TEXT:
-                    edge = self.edges.get(sid)
-                    if edge is not None:
-                        edge.sent = None  # the home answered: it serves this socket
-                        edge.conn.send(payload)
-                        continue
-                    home = self.homes.get(sid)
-                    if home is not None and not home.ended:
-                        text = payload.decode(errors="replace")
-                        self._to_home(home, {"type": "websocket.receive", "text": text})
-                elif kind == BYTES:
-                    home = self.homes.get(sid)
-                    if home is not None and not home.ended:
-                        self._to_home(home, {"type": "websocket.receive", "bytes": payload})
-                elif kind == OPEN:
-                    self._open_home(sid, payload)
-                elif kind == GONE:
-                    home = self.homes.get(sid)
-                    if home is not None:
-                        home.left(_CODE.unpack_from(payload)[0] if len(payload) >= 2 else 1006)
-                elif kind == CLOSE:
-                    edge = self.edges.get(sid)
-                    if edge is not None:
-                        code = _CODE.unpack_from(payload)[0] if len(payload) >= 2 else 1000
-                        edge.close = (code, payload[2:].decode(errors="replace"))
-                        # Turned away unanswered (the home is stopping): served here instead.
-                        edge.refused = code == CLOSE_SERVICE_RESTART and edge.sent is not None
-                        edge.conn.end()
-        except Exception:
-            log.exception("relay: a bad message (%d bytes)", len(data))
+            items = list(records(data))
+        except ValueError:
+            log.error("relay: a message cut short (%d bytes) was dropped", len(data))
+            return
+        for kind, sid, payload in items:
+            try:
+                self._on_record(kind, sid, payload)
+            except Exception:  # one socket's record: the others in the message still go
+                log.exception("relay: a bad %r record", kind)
+
+    def _on_record(self, kind: bytes, sid: bytes, payload: bytes) -> None:
+        if kind == TEXT:
+            edge = self.edges.get(sid)
+            if edge is not None:
+                edge.sent = None  # the home answered: it serves this socket
+                edge.conn.send(payload)
+                return
+            home = self.homes.get(sid)
+            if home is not None and not home.ended:
+                text = payload.decode(errors="replace")
+                self._to_home(home, {"type": "websocket.receive", "text": text})
+        elif kind == BYTES:
+            home = self.homes.get(sid)
+            if home is not None and not home.ended:
+                self._to_home(home, {"type": "websocket.receive", "bytes": payload})
+        elif kind == OPEN:
+            self._open_home(sid, payload)
+        elif kind == GONE:
+            home = self.homes.get(sid)
+            if home is not None:
+                home.left(_CODE.unpack_from(payload)[0] if len(payload) >= 2 else 1006)
+        elif kind == CLOSE:
+            edge = self.edges.get(sid)
+            if edge is not None:
+                code = _CODE.unpack_from(payload)[0] if len(payload) >= 2 else 1000
+                edge.close = (code, payload[2:].decode(errors="replace"))
+                # Turned away unanswered (the home is stopping): served here instead.
+                edge.refused = code == CLOSE_SERVICE_RESTART and edge.sent is not None
+                edge.conn.end()
 
     def _to_home(self, home: _Home, message: Message) -> None:
         try:

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.realtime.relay import BYTES, CLOSE, GONE, OPEN, TEXT, record, records
+from app.realtime.relay import BYTES, CLOSE, GONE, OPEN, TEXT, Relay, _Edge, record, records
 from app.settings import Settings
 from app.store import keys
 from tests.conftest import backend_url, drop_namespace
@@ -49,6 +49,40 @@ def test_records_read_back_as_written(items: list[tuple[bytes, bytes, bytes]]) -
     if data:  # a message cut short is refused, not half read
         with pytest.raises(ValueError):
             list(records(data[:-1]))
+
+
+class Sent:
+    """Stands for an edge's client socket: what it was sent."""
+
+    def __init__(self) -> None:
+        self.frames: list[bytes] = []
+        self.ended = False
+
+    def send(self, data: bytes) -> None:
+        self.frames.append(data)
+
+    def end(self) -> None:
+        self.ended = True
+
+
+@pytest.mark.asyncio
+async def test_a_bad_record_does_not_cost_the_others_in_its_message() -> None:
+    """One socket's bad record (an open that is not JSON) is dropped alone: the frames for
+    the other sockets in the same message still reach them; a message cut short is dropped
+    whole, nothing half read."""
+    relay = Relay(
+        fakeredis.FakeAsyncRedis(), None, None, "ns", "B", 60_000.0, max_message_bytes=4096
+    )
+    socket = Sent()
+    sid = b"0123456789abcdef"
+    relay.edges[sid] = _Edge(sid, "A", socket)  # type: ignore[arg-type]
+    message = record(OPEN, b"fedcba9876543210", b"{not json") + record(TEXT, sid, b'{"a":1}')
+    relay.on_message("ch", message)
+    assert socket.frames == [b'{"a":1}'] and not relay.homes
+    relay.on_message("ch", record(TEXT, sid, b"two") + record(TEXT, sid, b"three")[:-1])
+    assert socket.frames == [b'{"a":1}']
+    relay.on_message("ch", record(CLOSE, sid, b"\x03\xf4"))  # 1012, before any other answer
+    assert socket.ended and relay.edges[sid].close == (1012, "")
 
 
 Instances = tuple[str, str, list[Any]]
