@@ -7,6 +7,7 @@ services (docs/configuration.md).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import sys
@@ -77,7 +78,11 @@ def main() -> None:
         proxy_headers=bool(settings.trusted_proxies.strip()),
         forwarded_allow_ips=settings.trusted_proxies.strip() or None,
     )
-    Server(config).run()
+    server = Server(config)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
+    if not server.started:  # as uvicorn.run: a start-up that failed exits non-zero
+        raise SystemExit(3)  # uvicorn's STARTUP_FAILURE
 
 
 if __name__ == "__main__":

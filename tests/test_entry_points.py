@@ -97,3 +97,30 @@ def test_fastapi_run_serves_the_app(args: list[str], tmp_path: object) -> None:
     # SIGTERM: a clean shutdown (uvicorn raises the signal again once it is done).
     assert proc.returncode in (0, -signal.SIGTERM), output.read_text()
     assert "Application shutdown complete" in output.read_text()
+
+
+def test_hearts_server_that_cannot_start_exits_with_uvicorns_start_up_failure(
+    tmp_path: object,
+) -> None:
+    """``python -m app`` runs its own uvicorn Server (to say it is going on SIGTERM): a start-up
+    that fails (here: no Redis answers) still ends the process with status 3, as uvicorn.run
+    did, so a supervisor sees the failure."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "HEARTS_REDIS_URL": f"redis://127.0.0.1:{dead}/0",
+        "HEARTS_DATABASE_URL": f"sqlite:///{tmp_path}/start.sqlite3",
+        "HEARTS_SECRET_KEY": "k" * 32,
+        "HEARTS_PORT": "8199",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "app"], env=env, capture_output=True, timeout=120, check=False
+    )
+    assert done.returncode == 3, done.stderr[-3000:]
