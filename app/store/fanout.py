@@ -27,7 +27,10 @@ Three backends, one surface:
   PINGs, refuses a SSUBSCRIBE (MOVED after a slot migration) or drops a channel itself
   (SUNSUBSCRIBE when its slot moved away); then the ``on_reconnect`` callbacks run, since
   messages published meanwhile are lost.
-- The in-process stand-in (fakeredis): redis-py's PubSub (fakeredis speaks SSUBSCRIBE too).
+- The in-process stand-in (fakeredis), and a Redis with no direct address (TLS): redis-py's
+  PubSub (fakeredis speaks SSUBSCRIBE too). After a dropped connection redis-py connects and
+  subscribes again by itself; the ``on_reconnect`` callbacks run once every channel is
+  confirmed again.
 
 ``subscribe`` returns once Redis has confirmed the channel (app.store.subscriber's
 ``Confirmations``; on redis-py's PubSub, the confirmation it reads): a message published
@@ -302,6 +305,11 @@ class Fanout:
 
     async def _listen(self) -> None:
         assert self._pubsub is not None
+        # After a failed read, redis-py connects again at the next one and subscribes every
+        # channel again: once each is confirmed, the on_reconnect callbacks run (what was
+        # published meanwhile is lost, as on the other backends). The channels not yet
+        # confirmed again, or None while the connection holds.
+        rejoining: set[bytes] | None = None
         # The flag ends the loop too: get_message can swallow a cancellation (app/stopping.py).
         while not self._stopping:
             try:
@@ -310,6 +318,7 @@ class Fanout:
                 raise
             except Exception:
                 log.exception("pub/sub read failed; retrying")
+                rejoining = {self._home.encode(), *(c.encode() for c in self._handlers)}
                 await asyncio.sleep(0.5)
                 continue
             kind = msg.get("type") if msg is not None else None
@@ -319,6 +328,11 @@ class Fanout:
                 if not isinstance(raw_channel, bytes):
                     raw_channel = str(raw_channel).encode()
                 self._confirmations.confirm(kind.encode(), raw_channel)
+                if rejoining is not None:
+                    rejoining.discard(raw_channel)
+                    if not rejoining:
+                        rejoining = None
+                        self._reconnected()
                 continue
             if msg is None or kind not in ("message", "smessage"):
                 continue

@@ -251,3 +251,35 @@ async def test_a_subscribe_never_confirmed_returns_and_the_channel_is_joined_aga
         await fanout.stop()
         await redis.aclose()
         await stand_in.aclose()
+
+
+async def test_the_pubsub_backend_calls_on_reconnect_once_its_channels_are_joined_again(
+    namespace: str,
+) -> None:
+    """redis-py's PubSub (a TLS Redis, which has no direct address) connects again by itself
+    after its connection drops, and subscribes its channels again: the on_reconnect callbacks
+    then run (the hubs read what was published meanwhile), and messages come again. Only
+    this test's own connection is killed (``CLIENT KILL ADDR``), not other tests'."""
+    redis = make_redis(real_redis_url())
+    fanout = Fanout(redis, keys.instance_channel(namespace, "i1"))
+    reconnects: list[float] = []
+    fanout.on_reconnect(lambda: reconnects.append(time.monotonic()))
+    got: list[bytes] = []
+    table, lobby = keys.channel(uuid.uuid4().hex[:10]), keys.lobby_channel(namespace)
+    try:
+        await fanout.start()
+        await fanout.subscribe(table, lambda channel, data: got.append(data))
+        await fanout.subscribe(lobby, lambda channel, data: got.append(data))
+        pubsub = fanout._pubsub
+        assert pubsub is not None and pubsub.connection is not None
+        host, port = pubsub.connection._writer.get_extra_info("sockname")[:2]  # type: ignore[union-attr]
+        killed = await redis.execute_command("CLIENT", "KILL", "ADDR", f"{host}:{port}")
+        assert killed in (1, b"OK", True), killed
+        await until(lambda: bool(reconnects), "on_reconnect never ran")
+        assert len(reconnects) == 1
+        await redis.execute_command("SPUBLISH", table, b"after")
+        await redis.publish(lobby, b"lobby after")
+        await until(lambda: got == [b"after", b"lobby after"], f"got {got}")
+    finally:
+        await fanout.stop()
+        await redis.aclose()
