@@ -288,8 +288,7 @@ async def start_services(
     services.hubs.delivered = services.metrics.delivery.observe
     if settings.ws_relay:
         services.relay = Relay(
-            redis,
-            store.fast,
+            store,
             fanout,
             settings.redis_namespace,
             instance_id,

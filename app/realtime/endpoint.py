@@ -126,7 +126,10 @@ async def _table_socket(ws: WebSocket, table_id: str, relayed: bool) -> None:
     if relay is not None and not relayed:
         # Every socket of a table is served by one instance, its home: one elsewhere is
         # only passed on (app/realtime/relay.py).
-        home = await relay.home_of(table_id)
+        try:
+            home = await relay.home_of(table_id)
+        except STORE_DOWN:
+            home = None  # served here, as with the relay off (correct, only dearer)
         if home is not None:
             await relay.serve_edge(ws, table_id, home, client_address(ws))
             return

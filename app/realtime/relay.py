@@ -52,7 +52,7 @@ from app.realtime.wire import wire_of
 from app.stopping import STOP_SECONDS, cancel_until_done
 from app.store import keys
 from app.store.homes import Homes
-from app.store.pipelined import PipelinedRedis
+from app.store.table_store import TableStore
 
 log = logging.getLogger(__name__)
 
@@ -208,8 +208,7 @@ class Relay:
 
     def __init__(
         self,
-        redis: Any,
-        fast: PipelinedRedis | None,
+        store: TableStore,
         fanout: Any,
         namespace: str,
         instance_id: str,
@@ -217,14 +216,14 @@ class Relay:
         *,
         max_message_bytes: int,
     ) -> None:
-        self.redis = redis
-        self.fast = fast
+        self.redis = store.redis
+        self.fast = store.fast
         self.fanout = fanout
         self.namespace = namespace
         self.instance = instance_id.replace("|", "_")  # as app.store.sockets names it
         self.max_message_bytes = max_message_bytes
         self.channel = keys.relay_channel(namespace, self.instance)
-        self.homes_store = Homes(redis, namespace, self.instance, lease_ms)
+        self.homes_store = Homes(store, namespace, self.instance, lease_ms)
         self.edges: dict[bytes, _Edge] = {}
         self.homes: dict[bytes, _Home] = {}
         self._outboxes: dict[str, _Outbox] = {}

@@ -1,7 +1,6 @@
 """Pub/sub fan-out: subscriber connections per instance, channels joined on demand.
 
-An instance subscribes to a table's channel only while it has sockets on that table, so
-each process pays for the messages of its own tables only.
+An instance joins a table's channel only while it has sockets on that table.
 
 Two kinds of channel (``is_shard_channel``):
 
@@ -27,10 +26,8 @@ Three backends, one surface:
   PINGs, refuses a SSUBSCRIBE (MOVED after a slot migration) or drops a channel itself
   (SUNSUBSCRIBE when its slot moved away); then the ``on_reconnect`` callbacks run, since
   messages published meanwhile are lost.
-- The in-process stand-in (fakeredis), and a Redis with no direct address (TLS): redis-py's
-  PubSub (fakeredis speaks SSUBSCRIBE too). After a dropped connection redis-py connects and
-  subscribes again by itself; the ``on_reconnect`` callbacks run once every channel is
-  confirmed again.
+- The stand-in (fakeredis) and a Redis with no direct address (TLS): redis-py's PubSub; after
+  a drop it subscribes again by itself, and ``on_reconnect`` runs once all are confirmed.
 
 ``subscribe`` returns once Redis has confirmed the channel (app.store.subscriber's
 ``Confirmations``; on redis-py's PubSub, the confirmation it reads): a message published
@@ -305,10 +302,8 @@ class Fanout:
 
     async def _listen(self) -> None:
         assert self._pubsub is not None
-        # After a failed read, redis-py connects again at the next one and subscribes every
-        # channel again: once each is confirmed, the on_reconnect callbacks run (what was
-        # published meanwhile is lost, as on the other backends). The channels not yet
-        # confirmed again, or None while the connection holds.
+        # After a failed read redis-py reconnects and subscribes again: the channels not yet
+        # confirmed again (None while the connection holds); on_reconnect runs after the last.
         rejoining: set[bytes] | None = None
         # The flag ends the loop too: get_message can swallow a cancellation (app/stopping.py).
         while not self._stopping:
@@ -343,17 +338,10 @@ class Fanout:
 
 
 class _ClusterLinks:
-    """The cluster backend: one subscriber connection per master, the shard channels joined
-    on the master that owns their slot, the global channels on one master.
-
-    Every change of place goes through ``reconcile`` (under the fanout's lock): read the slot
-    map again if asked, connect to the masters that lack a connection, join each channel
-    where it belongs now and leave it where it was. A background task runs it whenever
-    something went wrong, retrying every 0.05 s to 1 s, then calls the on_reconnect callbacks;
-    another one PINGs every connection (a master that stopped answering is dropped, so a
-    failover is noticed even when its TCP connection stays open) and follows the cluster
-    client's own map refreshes.
-    """
+    """The cluster backend (the module doc). Every change of place goes through ``reconcile``
+    (under the fanout's lock), run by ``_repair`` whenever something went wrong (retrying
+    every 0.05 s to 1 s, then the on_reconnect callbacks); ``_watch`` PINGs every connection
+    (a hung master is dropped) and follows the cluster client's own map refreshes."""
 
     REFRESH_EVERY = 5  # health ticks between two reads of the slot map
 

@@ -14,8 +14,9 @@ import time
 from typing import Any
 
 from app.store import keys
+from app.store.table_store import TableStore
 
-ALIVE_FOR_SECONDS = 7.0  # an instance's alive key lives this long unless renewed
+ALIVE_MS = 7000  # an instance's alive key lives this long unless renewed
 
 # KEYS: 1 the table's socket hash. ARGV: 1 this instance, 2 now (ms), 3 this instance's lease
 # end (ms), 4 the hash's expiry (ms), 5 an instance known dead ('' = none).
@@ -50,22 +51,25 @@ return 0
 
 
 class Homes:
-    """This instance's side: naming itself a table's home, and its alive key."""
+    """This instance's side: naming itself a table's home, and its alive key. On a real
+    Redis both go through the store's pipelined client (the move path's), which finds a
+    promoted replica after a failover sooner than redis-py's cluster client."""
 
-    def __init__(self, redis: Any, namespace: str, instance: str, lease_ms: float) -> None:
-        self.redis = redis
+    def __init__(self, store: TableStore, namespace: str, instance: str, lease_ms: float) -> None:
+        self.store = store
         self.namespace = namespace
         self.instance = instance
         self.lease_ms = lease_ms
         self.alive_key = keys.instance_alive_key(namespace, instance)
-        self._claim = redis.register_script(CLAIM)
-        self._release = redis.register_script(RELEASE)
+        self._claim = store.redis.register_script(CLAIM)
+        self._release = store.redis.register_script(RELEASE)
 
     async def claim(self, table_id: str, dead: str = "") -> str:
         """The table's home: the live one named already, else this instance, named now
         (``dead``: an instance known gone, replaced even if its lease still runs)."""
         now = time.time() * 1000
-        raw = await self._claim(
+        raw = await self.store._run(
+            self._claim,
             keys=[keys.sockets_key(table_id)],
             args=[self.instance, int(now), int(now + self.lease_ms), int(self.lease_ms * 2), dead],
         )
@@ -73,13 +77,22 @@ class Homes:
 
     async def release(self, table_id: str) -> None:
         """This instance no longer serves ``table_id``'s sockets: no longer its home."""
-        await self._release(keys=[keys.sockets_key(table_id)], args=[self.instance])
+        await self.store._run(
+            self._release, keys=[keys.sockets_key(table_id)], args=[self.instance]
+        )
 
     async def renew(self) -> None:
-        await self.redis.set(self.alive_key, b"1", px=int(ALIVE_FOR_SECONDS * 1000))
+        await self._call(self.alive_key, "SET", self.alive_key, b"1", "PX", ALIVE_MS)
 
     async def gone(self) -> None:
-        await self.redis.delete(self.alive_key)
+        await self._call(self.alive_key, "DEL", self.alive_key)
 
     async def alive(self, instance: str) -> bool:
-        return bool(await self.redis.exists(keys.instance_alive_key(self.namespace, instance)))
+        key = keys.instance_alive_key(self.namespace, instance)
+        return bool(await self._call(key, "EXISTS", key))
+
+    async def _call(self, key: str, *args: Any) -> Any:
+        fast = self.store.fast
+        if fast is not None:
+            return await fast.call_at(key, *args)
+        return await self.store.redis.execute_command(*args)  # type: ignore[no-untyped-call]

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from app.realtime.relay import BYTES, CLOSE, GONE, OPEN, TEXT, Relay, _Edge, record, records
 from app.settings import Settings
-from app.store import keys
+from app.store import TableStore, keys
 from tests.conftest import backend_url, drop_namespace
 from tests.realtime.harness import (
     Client,
@@ -70,9 +70,8 @@ async def test_a_bad_record_does_not_cost_the_others_in_its_message() -> None:
     """One socket's bad record (an open that is not JSON) is dropped alone: the frames for
     the other sockets in the same message still reach them; a message cut short is dropped
     whole, nothing half read."""
-    relay = Relay(
-        fakeredis.FakeAsyncRedis(), None, None, "ns", "B", 60_000.0, max_message_bytes=4096
-    )
+    store = TableStore(fakeredis.FakeAsyncRedis(), namespace="ns")
+    relay = Relay(store, None, "ns", "B", 60_000.0, max_message_bytes=4096)
     socket = Sent()
     sid = b"0123456789abcdef"
     relay.edges[sid] = _Edge(sid, "A", socket)  # type: ignore[arg-type]
