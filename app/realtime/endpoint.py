@@ -320,56 +320,35 @@ async def _serve(
 ) -> None:
     settings = services.settings
     limits = services.hubs.limits
-    task = asyncio.current_task()
-    assert task is not None
-    reading = False
-
-    def interrupt() -> None:
-        # The socket was closed from this side (writer failed, too slow, session ended):
-        # stop waiting for the client; a command being handled finishes first.
-        if reading:
-            task.cancel()
-
-    conn.on_close = interrupt
-    try:
-        while not conn.closed.is_set():
-            reading = True
-            try:
-                raw = await _receive_text(ws)
-            except asyncio.CancelledError:
-                if conn.closed.is_set():
-                    task.uncancel()
-                    return
-                raise
-            finally:
-                reading = False
-            if raw is None:
+    while not conn.closed.is_set():
+        # None: the client left, or the socket was closed from this side (a command
+        # being handled finishes first).
+        raw = await conn.read(lambda: _receive_text(ws))
+        if raw is None:
+            return
+        try:
+            msg = m.parse_client(raw, settings.ws_max_message_bytes)
+        except m.ProtocolError as exc:
+            limits.refused(ticket)
+            services.metrics.refused("invalid", exc.code)
+            if limits.should_close(ticket):
                 return
-            try:
-                msg = m.parse_client(raw, settings.ws_max_message_bytes)
-            except m.ProtocolError as exc:
-                limits.refused(ticket)
-                services.metrics.refused("invalid", exc.code)
-                if limits.should_close(ticket):
-                    return
-                conn.send(m.error(exc.code, exc.message, exc.msg_id))
-                continue
-            if not limits.message(ticket):
-                services.metrics.refused(msg.type, "rate_limited")
-                if limits.should_close(ticket):
-                    return
-                msg_id = msg.data.get("id")
-                conn.send(
-                    m.error(
-                        "rate_limited",
-                        "too many messages; slow down",
-                        msg_id if isinstance(msg_id, str) else None,
-                    )
+            conn.send(m.error(exc.code, exc.message, exc.msg_id))
+            continue
+        if not limits.message(ticket):
+            services.metrics.refused(msg.type, "rate_limited")
+            if limits.should_close(ticket):
+                return
+            msg_id = msg.data.get("id")
+            conn.send(
+                m.error(
+                    "rate_limited",
+                    "too many messages; slow down",
+                    msg_id if isinstance(msg_id, str) else None,
                 )
-                continue
-            await dispatch(services, table_id, conn, actor, msg)
-    finally:
-        conn.on_close = None
+            )
+            continue
+        await dispatch(services, table_id, conn, actor, msg)
 
 
 @router.websocket("/ws/lobby")

@@ -12,8 +12,8 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 import orjson
 
@@ -35,6 +35,7 @@ RETRY_MAX_SECONDS = 5.0
 OUTBOX_LIMIT = 256  # queued messages per socket before it is dropped as too slow
 
 SendText = Callable[[str], Coroutine[Any, Any, None]]
+T = TypeVar("T")
 
 
 class Connection:
@@ -69,8 +70,8 @@ class Connection:
         self.session_ended = False  # the player signed out (or changed password) meanwhile
         self._writer: asyncio.Task[None] | None = None
         self._queued = False  # sends wait in the queue (one could not finish at once)
-        # Called once when the socket is closed from this side (the endpoint stops reading).
-        self.on_close: Callable[[], None] | None = None
+        # Called once when the socket is closed from this side: set while ``read`` waits.
+        self.on_close: Callable[[], Any] | None = None
 
     def start(self) -> None:
         self._writer = asyncio.create_task(self._write())
@@ -138,6 +139,25 @@ class Connection:
     def end(self) -> None:
         """Close the socket from this side (what was sent before goes first)."""
         self._close()
+
+    async def read(self, receive: Callable[[], Awaitable[T]]) -> T | None:
+        """The client's next message (``await receive()``), or None once the socket is
+        closed from this side (writer failed, too slow, session ended, the relay ended it):
+        the wait is cancelled then, so the reader stops waiting for the client."""
+        if self.closed.is_set():
+            return None
+        task = asyncio.current_task()
+        assert task is not None
+        self.on_close = task.cancel
+        try:
+            return await receive()
+        except asyncio.CancelledError:
+            if self.closed.is_set():
+                task.uncancel()
+                return None
+            raise
+        finally:
+            self.on_close = None
 
     def _close(self) -> None:
         if not self.closed.is_set():

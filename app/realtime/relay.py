@@ -368,29 +368,13 @@ class Relay:
         }
         outbox = self.to(home)
         outbox.put(record(OPEN, sid, orjson.dumps(opened)))
-        task = asyncio.current_task()
-        assert task is not None
-        reading = False
-
-        def interrupt() -> None:
-            if reading:
-                task.cancel()
-
-        conn.on_close = interrupt
         code = 1000
         limit = self.max_message_bytes + 1  # enough for the home to refuse it as too large
         try:
             while not conn.closed.is_set():
-                reading = True
-                try:
-                    msg = await ws.receive()
-                except asyncio.CancelledError:
-                    if conn.closed.is_set():
-                        task.uncancel()
-                        break
-                    raise
-                finally:
-                    reading = False
+                msg = await conn.read(ws.receive)
+                if msg is None:  # ended from this side (the home closed it, a peer lost)
+                    break
                 if msg["type"] == "websocket.disconnect":
                     code = int(msg.get("code") or 1000)
                     break
@@ -405,7 +389,6 @@ class Relay:
                 else:
                     outbox.put(record(BYTES, sid, bytes(msg.get("bytes") or b"")[:limit]))
         finally:
-            conn.on_close = None
             self.edges.pop(sid, None)
             if edge.close is None:
                 self.to(home).put(record(GONE, sid, _CODE.pack(code)))
